@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * mremap_retain/ioctl.h - the ABI between libmremap_retain and the
+ * mremap_retain kernel module (/dev/mremap_retain).
+ *
+ * Every ioctl acts on the mm of the calling process only.
+ */
+#ifndef _UAPI_MREMAP_RETAIN_IOCTL_H
+#define _UAPI_MREMAP_RETAIN_IOCTL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define MREMAP_RETAIN_DEVICE_NAME	"mremap_retain"
+
+/*
+ * The ABI version changes only on an incompatible change; new operations
+ * are announced by feature bits instead.
+ */
+#define MREMAP_RETAIN_ABI_VERSION	1
+
+#define MREMAP_RETAIN_FEAT_MOVE		(1U << 0)	/* MREMAP_RETAIN_IOC_MOVE */
+
+/* Flags of struct mremap_retain_move (same values as the library's). */
+#define MREMAP_RETAIN_MOVE_FIXED	0x1U	/* new_addr is the destination */
+#define MREMAP_RETAIN_MOVE_NOREPLACE	0x2U	/* with FIXED: EEXIST if occupied */
+#define MREMAP_RETAIN_MOVE_FLAGS	(MREMAP_RETAIN_MOVE_FIXED | \
+					 MREMAP_RETAIN_MOVE_NOREPLACE)
+
+/*
+ * Move [old_addr, old_addr + old_size) to a new mapping of new_size bytes and
+ * leave the source mapped as fresh zero-fill anonymous memory.  Sizes are
+ * rounded up to the page size.  new_addr is a hint, or the destination with
+ * MREMAP_RETAIN_MOVE_FIXED; on success it is set to the destination.
+ */
+struct mremap_retain_move {
+	__u64 old_addr;
+	__u64 old_size;
+	__u64 new_size;
+	__u64 new_addr;		/* in: hint or FIXED address; out: result */
+	__u32 flags;		/* MREMAP_RETAIN_MOVE_* */
+	__u32 reserved;		/* must be zero (EINVAL otherwise) */
+};
+
+struct mremap_retain_info {
+	__u32 abi_version;	/* out: MREMAP_RETAIN_ABI_VERSION */
+	__u32 features;		/* out: MREMAP_RETAIN_FEAT_* */
+	__u64 reserved[2];	/* out: zero */
+};
+
+/*
+ * Magic 0xBC: unassigned in Documentation/userspace-api/ioctl/
+ * ioctl-number.rst of every kernel we support (checked up to 7.2).
+ */
+#define MREMAP_RETAIN_IOC_MAGIC		0xBC
+
+#define MREMAP_RETAIN_IOC_INFO	_IOR(MREMAP_RETAIN_IOC_MAGIC, 0x00, struct mremap_retain_info)
+#define MREMAP_RETAIN_IOC_MOVE	_IOWR(MREMAP_RETAIN_IOC_MAGIC, 0x01, struct mremap_retain_move)
+
+#endif /* _UAPI_MREMAP_RETAIN_IOCTL_H */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where kernel versions differ.
+ *
+ * move.c speaks only this interface; compat.c implements it for 5.10 up to
+ * 7.x, choosing by what the headers declare (generated/compat-config.h, see
+ * probe.sh) and, for declarations in mm/'s private headers that a headers
+ * package does not ship, by version with the reason given beside the test.
+ */
+#ifndef MRR_COMPAT_H
+#define MRR_COMPAT_H
+
+#include <linux/ftrace.h>
+#include <linux/mm.h>
+
+#include "compat-config.h"
+
+/* ftrace callbacks: what they receive, and how they redirect the call. */
+#if defined(MRR_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER)
+typedef struct ftrace_regs mrr_ftrace_regs_t;
+#define mrr_ftrace_set_ip(fregs, ip) \
+	ftrace_regs_set_instruction_pointer(fregs, ip)
+#elif defined(MRR_HAVE_FTRACE_REGS)
+typedef struct ftrace_regs mrr_ftrace_regs_t;
+#define mrr_ftrace_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
+#else
+typedef struct pt_regs mrr_ftrace_regs_t;
+#define mrr_ftrace_set_ip(regs, ip_) ((regs)->ip = (ip_))
+#endif
+
+/* Drop the filter of an unregistered ftrace_ops on @ip. */
+static inline void mrr_ftrace_drop_filter(struct ftrace_ops *ops,
+					  unsigned long ip)
+{
+#ifdef MRR_HAVE_EXPORT_FTRACE_FREE_FILTER
+	ftrace_free_filter(ops);
+#else
+	ftrace_set_filter_ip(ops, ip, 1, 1);
+#endif
+}
+
+int mrr_compat_init(void);
+void mrr_compat_exit(void);
+
+/* VMA lookup, locking and flags. */
+struct vm_area_struct *mrr_vma_lookup(struct mm_struct *mm, unsigned long addr);
+void mrr_vma_start_write(struct vm_area_struct *vma);
+void mrr_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags);
+bool mrr_vma_sealed(struct vm_area_struct *vma);
+bool mrr_vma_uffd_registered(struct vm_area_struct *vma);
+int mrr_vma_may_split(struct vm_area_struct *vma, unsigned long addr);
+
+/* Limits and accounting, as mremap applies them. */
+int mrr_max_map_count(void);
+unsigned long mrr_mmap_min_addr(void);
+bool mrr_may_expand_vm(struct mm_struct *mm, struct vm_area_struct *vma,
+		       unsigned long npages);
+int mrr_vm_enough_memory(struct mm_struct *mm, long pages);
+void mrr_vm_unacct_memory(long pages);
+void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages);
+
+/* Address space changes. */
+unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
+				    unsigned long pgoff);
+int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len);
+int mrr_split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+		  unsigned long addr, int new_below);
+int mrr_ksm_unmerge(struct vm_area_struct *vma, unsigned long start,
+		    unsigned long end);
+int mrr_anon_vma_prepare(struct vm_area_struct *vma);
+/*
+ * @vma has no pages left: drop its anon_vma links so that it is as fresh as
+ * a new mapping (where the kernel allows it; otherwise it keeps them, as
+ * that kernel's own MREMAP_DONTUNMAP does).
+ */
+void mrr_vma_forget_pages(struct vm_area_struct *vma);
+void mrr_zap(struct vm_area_struct *vma, unsigned long start,
+	     unsigned long size);
+int mrr_mm_populate(unsigned long start, unsigned long len);
+
+/*
+ * Create the destination VMA as a copy of @*vmap's range at @addr; the
+ * source is never merged into it (keep_source semantics).
+ */
+struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
+				    unsigned long addr, unsigned long len,
+				    pgoff_t pgoff, bool *need_rmap_locks);
+unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
+				   unsigned long old_addr,
+				   struct vm_area_struct *new_vma,
+				   unsigned long new_addr, unsigned long len,
+				   bool need_rmap_locks);
+
+#endif /* MRR_COMPAT_H */

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resolve non-exported kernel symbols once at load and redirect our stubs to
+ * them (see ksyms.h for why the redirect, rather than a function pointer).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/kernel.h>
+#include <linux/printk.h>
+
+#include "compat.h"
+#include "ksyms.h"
+
+void mrr_stub_reached(const char *name)
+{
+	WARN_ONCE(1, KBUILD_MODNAME ": stub %s ran without its redirect\n",
+		  name);
+}
+
+static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *ops,
+				 mrr_ftrace_regs_t *regs)
+{
+	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
+
+	mrr_ftrace_set_ip(regs, k->addr);
+}
+
+static int mrr_redirect_one(struct mrr_ksym *k)
+{
+	int err;
+
+	k->ops.func = mrr_redirect;
+	/*
+	 * PERMANENT: ftrace cannot be switched off under us (sysctl
+	 * kernel.ftrace_enabled=0 is refused while we are loaded).
+	 */
+	k->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+		       FTRACE_OPS_FL_PERMANENT;
+	err = ftrace_set_filter_ip(&k->ops, (unsigned long)k->stub, 0, 0);
+	if (err) {
+		pr_err("cannot attach ftrace to the stub of %s (%d)\n",
+		       k->name, err);
+		return err;
+	}
+	err = register_ftrace_function(&k->ops);
+	if (err) {
+		pr_err("cannot redirect calls to %s (%d)\n", k->name, err);
+		ftrace_set_filter_ip(&k->ops, (unsigned long)k->stub, 1, 0);
+		return err;
+	}
+	k->registered = true;
+	return 0;
+}
+
+/* kallsyms_lookup_name() is not exported either; a kprobe reveals it. */
+static unsigned long mrr_find_kallsyms_lookup_name(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long addr;
+
+	if (register_kprobe(&kp) < 0)
+		return 0;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	return addr;
+}
+
+static __mrr_stub unsigned long mrr_kallsyms_lookup_name(const char *name)
+{
+	mrr_stub_reached(__func__);
+	return 0;
+}
+
+static struct mrr_ksym mrr_lookup_sym =
+	MRR_KSYM("kallsyms_lookup_name", mrr_kallsyms_lookup_name);
+
+void mrr_ksyms_exit(struct mrr_ksym *syms, size_t nsyms)
+{
+	size_t i;
+
+	for (i = 0; i < nsyms; i++) {
+		if (!syms[i].registered)
+			continue;
+		unregister_ftrace_function(&syms[i].ops);
+		mrr_ftrace_drop_filter(&syms[i].ops,
+				       (unsigned long)syms[i].stub);
+		syms[i].registered = false;
+	}
+	if (mrr_lookup_sym.registered) {
+		unregister_ftrace_function(&mrr_lookup_sym.ops);
+		mrr_ftrace_drop_filter(&mrr_lookup_sym.ops,
+				       (unsigned long)mrr_lookup_sym.stub);
+		mrr_lookup_sym.registered = false;
+	}
+}
+
+int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
+		   const struct mrr_kvar *vars, size_t nvars)
+{
+	size_t i;
+	int err;
+
+	mrr_lookup_sym.addr = mrr_find_kallsyms_lookup_name();
+	if (!mrr_lookup_sym.addr) {
+		pr_err("cannot find kallsyms_lookup_name (kprobes disabled?)\n");
+		return -ENOENT;
+	}
+	err = mrr_redirect_one(&mrr_lookup_sym);
+	if (err)
+		return err;
+	/* The first call proves that the redirect works at all. */
+	if (mrr_kallsyms_lookup_name("kallsyms_lookup_name") !=
+	    mrr_lookup_sym.addr) {
+		pr_err("ftrace redirect does not work on this kernel\n");
+		err = -ENOEXEC;
+		goto fail;
+	}
+
+	for (i = 0; i < nvars; i++) {
+		*vars[i].addr = (void *)mrr_kallsyms_lookup_name(vars[i].name);
+		if (!*vars[i].addr) {
+			pr_err("kernel symbol %s not found: kernel not supported\n",
+			       vars[i].name);
+			err = -ENOENT;
+			goto fail;
+		}
+	}
+	for (i = 0; i < nsyms; i++) {
+		syms[i].addr = mrr_kallsyms_lookup_name(syms[i].name);
+		if (!syms[i].addr) {
+			pr_err("kernel function %s not found: kernel not supported\n",
+			       syms[i].name);
+			err = -ENOENT;
+			goto fail;
+		}
+		err = mrr_redirect_one(&syms[i]);
+		if (err)
+			goto fail;
+	}
+	return 0;
+fail:
+	mrr_ksyms_exit(syms, nsyms);
+	return err;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MRR_MOVE_H
+#define MRR_MOVE_H
+
+#include <linux/types.h>
+
+/* One retain-move request, as the ioctl received it. */
+struct mrr_move {
+	unsigned long old_addr;
+	u64 old_size;
+	u64 new_size;
+	unsigned long new_addr;		/* hint or FIXED address; result */
+	unsigned int flags;		/* MREMAP_RETAIN_MOVE_* */
+};
+
+long mrr_move(struct mrr_move *req);
+
+#endif /* MRR_MOVE_H */

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers of the VM harness; sourced, never run.
+#
+# Everything the harness builds is cached outside the clone, under
+# $MREMAP_RETAIN_CACHE (default: ~/.cache/mremap_retain), one directory per
+# Debian suite:  rootfs/SUITE (debootstrap tree with kernel, headers, gcc,
+# dkms) and boot/SUITE (the kernel image and the built module of the last
+# run).
+
+set -euo pipefail
+
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_DIR=$(cd "$VM_DIR/../.." && pwd)
+CACHE_DIR=${MREMAP_RETAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mremap_retain}
+ALL_SUITES="bullseye bookworm trixie sid"
+
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "${0##*/}: $*" >&2
+}
+
+# The Debian mirror: $MREMAP_RETAIN_MIRROR, else the first Debian archive URI
+# of this machine's apt sources (deb822 or one-line form).
+apt_source_uris() {
+	{
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }'
+		cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }'
+	} | sed 's:/*$::'
+}
+
+debian_mirror() {
+	if [ -n "${MREMAP_RETAIN_MIRROR:-}" ]; then
+		echo "$MREMAP_RETAIN_MIRROR"
+		return
+	fi
+	local m
+	m=$(apt_source_uris | grep -E '/debian$' | head -n 1)
+	[ -n "$m" ] || die "no Debian mirror in /etc/apt/sources*; set MREMAP_RETAIN_MIRROR"
+	echo "$m"
+}
+
+# The security archive: $MREMAP_RETAIN_SECURITY_MIRROR, else the apt sources'
+# debian-security URI, else the mirror's sibling of that name.
+debian_security_mirror() {
+	if [ -n "${MREMAP_RETAIN_SECURITY_MIRROR:-}" ]; then
+		echo "$MREMAP_RETAIN_SECURITY_MIRROR"
+		return
+	fi
+	local m
+	m=$(apt_source_uris | grep -E '/debian-security$' | head -n 1)
+	[ -n "$m" ] || m="$(debian_mirror)-security"
+	echo "$m"
+}
+
+check_suite() {
+	case " $ALL_SUITES " in
+	*" $1 "*) ;;
+	*) die "unknown suite '$1' (known: $ALL_SUITES)" ;;
+	esac
+}
+
+rootfs_dir() {
+	echo "$CACHE_DIR/rootfs/$1"
+}
+
+# Run a command inside a root filesystem with /proc, /sys and /dev mounted
+# (objtool reads /proc; dkms and apt want /dev/null).  The mounts are private
+# to a new mount namespace, so nothing is left mounted if we are killed.
+in_root() {
+	local root=$1
+	shift
+	unshare --mount --propagation private /bin/sh -c '
+		root=$1; shift
+		mount -t proc proc "$root/proc" &&
+		mount --rbind /sys "$root/sys" &&
+		mount --rbind /dev "$root/dev" &&
+		exec chroot "$root" /usr/bin/env -i \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+			DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
+}
+
+# The kernel release installed in a root filesystem (the newest one).
+rootfs_kver() {
+	local root=$1 k
+	k=$(cd "$root/lib/modules" 2>/dev/null && ls -1d -- */ 2>/dev/null | tr -d / | sort -V | tail -n 1)
+	[ -n "$k" ] || return 1
+	echo "$k"
+}
+
+# Where dkms-build leaves a suite's module (and its stamp).
+boot_dir() {
+	echo "$CACHE_DIR/boot/$1"
+}
+
+# True when FILE is an x86-64 ELF executable without a program interpreter
+# (static or static-pie), i.e. it runs in the busybox-only guest.
+is_static_elf() {
+	local f=$1 hdr
+	[ -f "$f" ] && [ -x "$f" ] || return 1
+	hdr=$(od -An -tx1 -N5 -- "$f" | tr -d ' \n')
+	[ "$hdr" = 7f454c4602 ] || return 1
+	! LC_ALL=C readelf -lW -- "$f" 2>/dev/null | grep -q 'Requesting program interpreter' &&
+		LC_ALL=C readelf -h -- "$f" 2>/dev/null | grep -q 'X86-64'
+}
+
+# Copy a kernel module, decompressing .ko.xz/.ko.zst/.ko.gz to a plain .ko
+# (busybox insmod loads only plain ones).
+copy_ko() {
+	local src=$1 dst=$2
+	case $src in
+	*.ko) cat -- "$src" ;;
+	*.ko.xz) xz -dc -- "$src" ;;
+	*.ko.zst) zstd -qdc -- "$src" ;;
+	*.ko.gz) gzip -dc -- "$src" ;;
+	*) die "unknown module format: $src" ;;
+	esac >"$dst.tmp" && mv -f -- "$dst.tmp" "$dst"
+}
