@@ -12,6 +12,9 @@
 #include "compat.h"
 #include "ksyms.h"
 
+/* Size of the endbr64 instruction that opens functions on IBT kernels. */
+#define MRR_ENDBR_SIZE 4
+
 void mrr_stub_reached(const char *name)
 {
 	WARN_ONCE(1, KBUILD_MODNAME ": stub %s ran without its redirect\n",
@@ -99,6 +102,7 @@ void mrr_ksyms_exit(struct mrr_ksym *syms, size_t nsyms)
 int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 		   const struct mrr_kvar *vars, size_t nvars)
 {
+	unsigned long addr;
 	size_t i;
 	int err;
 
@@ -110,13 +114,19 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 	err = mrr_redirect_one(&mrr_lookup_sym);
 	if (err)
 		return err;
-	/* The first call proves that the redirect works at all. */
-	if (mrr_kallsyms_lookup_name("kallsyms_lookup_name") !=
-	    mrr_lookup_sym.addr) {
+	/*
+	 * The first call proves that the redirect works at all.  On kernels
+	 * with IBT, kprobes sit after the function's ENDBR, so the address
+	 * found may be that much past the symbol's.
+	 */
+	addr = mrr_kallsyms_lookup_name("kallsyms_lookup_name");
+	if (!addr || (addr != mrr_lookup_sym.addr &&
+		      addr + MRR_ENDBR_SIZE != mrr_lookup_sym.addr)) {
 		pr_err("ftrace redirect does not work on this kernel\n");
 		err = -ENOEXEC;
 		goto fail;
 	}
+	mrr_lookup_sym.addr = addr;
 
 	for (i = 0; i < nvars; i++) {
 		*vars[i].addr = (void *)mrr_kallsyms_lookup_name(vars[i].name);
