@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * compat.c - the kernel-version-dependent half of mremap_retain.
+ * The kernel-version-dependent half of mremap_retain.
  *
  * Every difference between the kernels we support is settled here, behind
  * the interface of compat.h: the stubs for non-exported functions (with the
@@ -15,21 +15,17 @@
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/userfaultfd_k.h>
-#include <linux/version.h>
 
 #include "compat.h"
 #include "ksyms.h"
 
 /*
  * Private mm/ declarations: not in any headers package, so they are written
- * here from each version's mm/internal.h and mm/vma.h.
- *
- * move_page_tables() took a struct pagetable_move_control from 6.15 on
- * (the mremap rework); before that 6.12 had the seven-argument form.
+ * here from each version's mm/internal.h and mm/vma.h.  move_page_tables()
+ * took a struct pagetable_move_control from 6.15 on (see probe.sh).
  */
 #if !defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H) && \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
-#define MRR_MOVE_PAGE_TABLES_PMC
+	defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
 struct pagetable_move_control {
 	struct vm_area_struct *old;
 	struct vm_area_struct *new;
@@ -44,120 +40,126 @@ struct pagetable_move_control {
 
 /* Stubs: called directly, redirected to the kernel function (ksyms.h). */
 
-#define MRR_STUB_FAIL(val) do { mrr_stub_reached(__func__); return val; } while (0)
-#define MRR_STUB_VOID() mrr_stub_reached(__func__)
-
 #if defined(MRR_HAVE_COPY_VMA_NO_KEEP_SOURCE)
-static __mrr_stub struct vm_area_struct *
+static noinline __noipa struct vm_area_struct *
 k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 	   pgoff_t pgoff, bool *need_rmap_locks)
 {
-	MRR_STUB_FAIL(NULL);
+	mrr_stub_reached(__func__);
+	return NULL;
 }
 #else
-static __mrr_stub struct vm_area_struct *
+static noinline __noipa struct vm_area_struct *
 k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 	   pgoff_t pgoff, bool *need_rmap_locks, bool keep_source)
 {
-	MRR_STUB_FAIL(NULL);
+	mrr_stub_reached(__func__);
+	return NULL;
 }
 #endif
 
 #if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-static __mrr_stub unsigned long
+static noinline __noipa unsigned long
 k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 		   struct vm_area_struct *new_vma, unsigned long new_addr,
 		   unsigned long len, bool need_rmap_locks)
 {
-	MRR_STUB_FAIL(0);
+	mrr_stub_reached(__func__);
+	return 0;
 }
-#elif defined(MRR_MOVE_PAGE_TABLES_PMC)
-static __mrr_stub unsigned long
+#elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
+static noinline __noipa unsigned long
 k_move_page_tables(struct pagetable_move_control *pmc)
 {
-	MRR_STUB_FAIL(0);
+	mrr_stub_reached(__func__);
+	return 0;
 }
 #else
-static __mrr_stub unsigned long
+static noinline __noipa unsigned long
 k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 		   struct vm_area_struct *new_vma, unsigned long new_addr,
 		   unsigned long len, bool need_rmap_locks, bool for_stack)
 {
-	MRR_STUB_FAIL(0);
+	mrr_stub_reached(__func__);
+	return 0;
 }
 #endif
 
 #if defined(MRR_HAVE_SPLIT_VMA_MM)
-static __mrr_stub int k_split_vma(struct mm_struct *mm,
+static noinline __noipa int k_split_vma(struct mm_struct *mm,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, int new_below)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 #else
-static __mrr_stub int k_split_vma(struct vma_iterator *vmi,
+static noinline __noipa int k_split_vma(struct vma_iterator *vmi,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, int new_below)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 #endif
 
 /* may_expand_vm() went over to the vma_flags_t bitmap with the type (7.0). */
 #if defined(MRR_HAVE_VMA_FLAGS_T)
-static __mrr_stub bool k_may_expand_vm(struct mm_struct *mm,
+static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm,
 				       const vma_flags_t *flags,
 				       unsigned long npages)
 {
-	MRR_STUB_FAIL(false);
+	mrr_stub_reached(__func__);
+	return false;
 }
 #else
-static __mrr_stub bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t flags,
+static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t flags,
 				       unsigned long npages)
 {
-	MRR_STUB_FAIL(false);
+	mrr_stub_reached(__func__);
+	return false;
 }
 #endif
 
-static __mrr_stub int k_do_munmap(struct mm_struct *mm, unsigned long start,
+static noinline __noipa int k_do_munmap(struct mm_struct *mm, unsigned long start,
 				  size_t len, struct list_head *uf)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 
-static __mrr_stub void k_vm_stat_account(struct mm_struct *mm,
+static noinline __noipa void k_vm_stat_account(struct mm_struct *mm,
 					 vm_flags_t flags, long npages)
 {
-	MRR_STUB_VOID();
+	mrr_stub_reached(__func__);
 }
 
-static __mrr_stub int k_security_vm_enough_memory_mm(struct mm_struct *mm,
+static noinline __noipa int k_security_vm_enough_memory_mm(struct mm_struct *mm,
 						     long pages)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 
-/*
- * unlink_anon_vmas() clears vma->anon_vma from 6.1 on, when mremap's
- * DONTUNMAP began to use it on live VMAs; before, it is teardown-only.
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
-#define MRR_CAN_UNLINK_ANON_VMAS
-static __mrr_stub void k_unlink_anon_vmas(struct vm_area_struct *vma)
+/* Before 6.1 unlink_anon_vmas() is for teardown only (see probe.sh). */
+#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
+static noinline __noipa void k_unlink_anon_vmas(struct vm_area_struct *vma)
 {
-	MRR_STUB_VOID();
+	mrr_stub_reached(__func__);
 }
 #endif
 
-static __mrr_stub int k_anon_vma_prepare(struct vm_area_struct *vma)
+static noinline __noipa int k_anon_vma_prepare(struct vm_area_struct *vma)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 
-static __mrr_stub int k_mm_populate(unsigned long start, unsigned long len,
+static noinline __noipa int k_mm_populate(unsigned long start, unsigned long len,
 				    int ignore_errors)
 {
-	MRR_STUB_FAIL(-ENOMEM);
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
 }
 
 #if !defined(MRR_HAVE_MM_GET_UNMAPPED_AREA_MM) && \
@@ -174,7 +176,7 @@ static struct mrr_ksym mrr_syms[] = {
 	MRR_KSYM("do_munmap", k_do_munmap),
 	MRR_KSYM("vm_stat_account", k_vm_stat_account),
 	MRR_KSYM("security_vm_enough_memory_mm", k_security_vm_enough_memory_mm),
-#ifdef MRR_CAN_UNLINK_ANON_VMAS
+#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
 	MRR_KSYM("unlink_anon_vmas", k_unlink_anon_vmas),
 #endif
 	MRR_KSYM("__anon_vma_prepare", k_anon_vma_prepare),
@@ -192,6 +194,44 @@ static const struct mrr_kvar mrr_vars[] = {
 	MRR_KVAR("vm_committed_as", &mrr_committed_as),
 	MRR_KVAR("vm_committed_as_batch", &mrr_committed_as_batch),
 };
+
+/* The ftrace callback on a stub: continue in the kernel function instead. */
+#if defined(MRR_HAVE_FTRACE_REGS)
+static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *ops,
+				 struct ftrace_regs *fregs)
+{
+	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
+
+#ifdef MRR_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER
+	ftrace_regs_set_instruction_pointer(fregs, k->addr);
+#else
+	ftrace_instruction_pointer_set(fregs, k->addr);
+#endif
+}
+#else
+static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
+				 struct ftrace_ops *ops, struct pt_regs *regs)
+{
+	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
+
+	regs->ip = k->addr;
+}
+#endif
+
+void mrr_ftrace_ops_init(struct ftrace_ops *ops)
+{
+	ops->func = mrr_redirect;
+}
+
+void mrr_ftrace_drop_filter(struct ftrace_ops *ops, unsigned long ip)
+{
+#ifdef MRR_HAVE_EXPORT_FTRACE_FREE_FILTER
+	ftrace_free_filter(ops);
+#else
+	ftrace_set_filter_ip(ops, ip, 1, 1);
+#endif
+}
 
 int mrr_compat_init(void)
 {
@@ -346,7 +386,7 @@ int mrr_anon_vma_prepare(struct vm_area_struct *vma)
 
 void mrr_vma_forget_pages(struct vm_area_struct *vma)
 {
-#ifdef MRR_CAN_UNLINK_ANON_VMAS
+#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
 	mrr_vma_start_write(vma);
 	k_unlink_anon_vmas(vma);
 	/* The invariant of an unfaulted anonymous VMA. */
@@ -399,7 +439,7 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 #if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
 	return k_move_page_tables(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks);
-#elif defined(MRR_MOVE_PAGE_TABLES_PMC)
+#elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
 	struct pagetable_move_control pmc = {
 		.old = vma,
 		.new = new_vma,

@@ -15,29 +15,9 @@
 
 #include "compat-config.h"
 
-/* ftrace callbacks: what they receive, and how they redirect the call. */
-#if defined(MRR_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER)
-typedef struct ftrace_regs mrr_ftrace_regs_t;
-#define mrr_ftrace_set_ip(fregs, ip) \
-	ftrace_regs_set_instruction_pointer(fregs, ip)
-#elif defined(MRR_HAVE_FTRACE_REGS)
-typedef struct ftrace_regs mrr_ftrace_regs_t;
-#define mrr_ftrace_set_ip(fregs, ip) ftrace_instruction_pointer_set(fregs, ip)
-#else
-typedef struct pt_regs mrr_ftrace_regs_t;
-#define mrr_ftrace_set_ip(regs, ip_) ((regs)->ip = (ip_))
-#endif
-
-/* Drop the filter of an unregistered ftrace_ops on @ip. */
-static inline void mrr_ftrace_drop_filter(struct ftrace_ops *ops,
-					  unsigned long ip)
-{
-#ifdef MRR_HAVE_EXPORT_FTRACE_FREE_FILTER
-	ftrace_free_filter(ops);
-#else
-	ftrace_set_filter_ip(ops, ip, 1, 1);
-#endif
-}
+/* The redirect of stubs (ksyms.c): set the callback, drop the filter. */
+void mrr_ftrace_ops_init(struct ftrace_ops *ops);
+void mrr_ftrace_drop_filter(struct ftrace_ops *ops, unsigned long ip);
 
 int mrr_compat_init(void);
 void mrr_compat_exit(void);

@@ -21,20 +21,11 @@ void mrr_stub_reached(const char *name)
 		  name);
 }
 
-static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *ops,
-				 mrr_ftrace_regs_t *regs)
-{
-	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
-
-	mrr_ftrace_set_ip(regs, k->addr);
-}
-
 static int mrr_redirect_one(struct mrr_ksym *k)
 {
 	int err;
 
-	k->ops.func = mrr_redirect;
+	mrr_ftrace_ops_init(&k->ops);
 	/*
 	 * PERMANENT: ftrace cannot be switched off under us (sysctl
 	 * kernel.ftrace_enabled=0 is refused while we are loaded).
@@ -70,7 +61,7 @@ static unsigned long mrr_find_kallsyms_lookup_name(void)
 	return addr;
 }
 
-static __mrr_stub unsigned long mrr_kallsyms_lookup_name(const char *name)
+static noinline __noipa unsigned long mrr_kallsyms_lookup_name(const char *name)
 {
 	mrr_stub_reached(__func__);
 	return 0;

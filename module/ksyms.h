@@ -38,15 +38,9 @@ struct mrr_kvar {
 
 /*
  * Stubs must survive the optimiser as distinct, really called functions:
- * no inlining, no cloning, no identical-code folding, no assumptions drawn
- * from their bodies about what they return.
+ * declare them "static noinline __noipa" (no inlining, cloning, folding of
+ * identical bodies, or conclusions drawn from what their bodies return).
  */
-#if __has_attribute(__noipa__)
-#define __mrr_stub noinline __attribute__((__noipa__))
-#else
-#define __mrr_stub noinline __attribute__((__noclone__))
-#endif
-
 void mrr_stub_reached(const char *name);
 
 int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - /dev/mremap_retain: module setup and the ioctl interface.
+ * /dev/mremap_retain: module setup and the ioctl interface.
  *
  * The device is world-usable (0666): every ioctl acts on the calling
  * process's own address space and nothing else.

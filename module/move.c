@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * move.c - the retain-move.
+ * The retain-move.
  *
  * This is mremap(MREMAP_MAYMOVE | MREMAP_DONTUNMAP) generalised to a new
  * size different from the old one: the page tables of the source move to a

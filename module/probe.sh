@@ -36,6 +36,18 @@ tmp=$out/compat-config.h.tmp
 			echo "/* MRR_HAVE_$(echo "$n" | tr 'a-z' 'A-Z') is not set */"
 		fi
 	done
+	# Facts of mm/'s private headers, which no headers package ships:
+	# these alone go by version, each with its reason.
+	vcode=$(sed -n 's/^#define LINUX_VERSION_CODE \([0-9]*\)$/\1/p' \
+		"$kdir/include/generated/uapi/linux/version.h")
+	[ -n "$vcode" ] || { echo "probe.sh: no LINUX_VERSION_CODE in $kdir" >&2; exit 1; }
+	# move_page_tables() takes a struct pagetable_move_control from 6.15.
+	[ "$vcode" -ge $((6 << 16 | 15 << 8)) ] &&
+		echo "#define MRR_HAVE_MOVE_PAGE_TABLES_PMC 1"
+	# unlink_anon_vmas() clears vma->anon_vma (usable on a live VMA)
+	# from 6.1, when MREMAP_DONTUNMAP started calling it.
+	[ "$vcode" -ge $((6 << 16 | 1 << 8)) ] &&
+		echo "#define MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA 1"
 	# Exports cannot be probed by compiling: the headers declare some
 	# functions that only later kernels export.
 	for sym in ftrace_free_filter; do
