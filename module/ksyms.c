@@ -7,13 +7,23 @@
 
 #include <linux/kprobes.h>
 #include <linux/kernel.h>
+#include <linux/moduleparam.h>
 #include <linux/printk.h>
+#include <linux/string.h>
 
 #include "compat.h"
 #include "ksyms.h"
 
 /* Size of the endbr64 instruction that opens functions on IBT kernels. */
 #define MRR_ENDBR_SIZE 4
+
+/*
+ * For tests: treat this symbol as missing, to exercise the refusal to load
+ * (and its cleanup) on a kernel that has everything.
+ */
+static char *fail_symbol;
+module_param(fail_symbol, charp, 0);
+MODULE_PARM_DESC(fail_symbol, "pretend this kernel symbol is missing (tests)");
 
 void mrr_stub_reached(const char *name)
 {
@@ -70,6 +80,13 @@ static noinline __noipa unsigned long mrr_kallsyms_lookup_name(const char *name)
 static struct mrr_ksym mrr_lookup_sym =
 	MRR_KSYM("kallsyms_lookup_name", mrr_kallsyms_lookup_name);
 
+static unsigned long mrr_lookup(const char *name)
+{
+	if (fail_symbol && !strcmp(name, fail_symbol))
+		return 0;
+	return mrr_kallsyms_lookup_name(name);
+}
+
 void mrr_ksyms_exit(struct mrr_ksym *syms, size_t nsyms)
 {
 	size_t i;
@@ -100,7 +117,7 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 	mrr_lookup_sym.addr = mrr_find_kallsyms_lookup_name();
 	if (!mrr_lookup_sym.addr) {
 		pr_err("cannot find kallsyms_lookup_name (kprobes disabled?)\n");
-		return -ENOENT;
+		return -EOPNOTSUPP;
 	}
 	err = mrr_redirect_one(&mrr_lookup_sym);
 	if (err)
@@ -114,26 +131,26 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 	if (!addr || (addr != mrr_lookup_sym.addr &&
 		      addr + MRR_ENDBR_SIZE != mrr_lookup_sym.addr)) {
 		pr_err("ftrace redirect does not work on this kernel\n");
-		err = -ENOEXEC;
+		err = -EOPNOTSUPP;
 		goto fail;
 	}
 	mrr_lookup_sym.addr = addr;
 
 	for (i = 0; i < nvars; i++) {
-		*vars[i].addr = (void *)mrr_kallsyms_lookup_name(vars[i].name);
+		*vars[i].addr = (void *)mrr_lookup(vars[i].name);
 		if (!*vars[i].addr) {
 			pr_err("kernel symbol %s not found: kernel not supported\n",
 			       vars[i].name);
-			err = -ENOENT;
+			err = -EOPNOTSUPP;
 			goto fail;
 		}
 	}
 	for (i = 0; i < nsyms; i++) {
-		syms[i].addr = mrr_kallsyms_lookup_name(syms[i].name);
+		syms[i].addr = mrr_lookup(syms[i].name);
 		if (!syms[i].addr) {
 			pr_err("kernel function %s not found: kernel not supported\n",
 			       syms[i].name);
-			err = -ENOENT;
+			err = -EOPNOTSUPP;
 			goto fail;
 		}
 		err = mrr_redirect_one(&syms[i]);

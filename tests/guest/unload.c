@@ -4,6 +4,7 @@
  * is open on its device, can be once it is closed, and loads again from
  * /lib/mremap_retain.ko (where the harness puts it) and works after that.
  */
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -77,6 +78,45 @@ static int child_no_module(void *arg, char *msg, size_t cap)
 	return 0;
 }
 
+/* Whether the kernel log's last line mentioning @needle exists. */
+static int klog_has(const char *needle)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return 0;
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
+/*
+ * The module's promise on a kernel that lacks a symbol it needs: the load
+ * fails with one clear line, and nothing of it stays behind.  The
+ * fail_symbol parameter makes it treat one symbol as missing.
+ */
+static void missing_symbol(const char *sym, const char *kind)
+{
+	char params[128], line[160];
+	int kfd, rc, e;
+
+	snprintf(params, sizeof(params), "fail_symbol=%s", sym);
+	snprintf(line, sizeof(line), "mremap_retain: kernel %s %s not found",
+		 kind, sym);
+	kfd = open(KO, O_RDONLY | O_CLOEXEC);
+	errno = 0;
+	rc = kfd < 0 ? -1 : (int)syscall(SYS_finit_module, kfd, params, 0);
+	e = errno;
+	if (kfd >= 0)
+		close(kfd);
+	tap_ok(rc == -1 && e == EOPNOTSUPP,
+	       "load with %s missing fails with EOPNOTSUPP (%s)", sym,
+	       rc ? tl_errname(e) : "loaded");
+	tap_ok(klog_has(line), "kernel log says \"%s\"", line);
+	tap_ok(loaded() == 0 && access(DEV, F_OK) != 0,
+	       "nothing left after the failed load (%s)", sym);
+}
+
 int main(void)
 {
 	int fd, rc, e, kfd;
@@ -118,6 +158,10 @@ int main(void)
 	rc = tl_child(child_no_module, NULL, msg, sizeof(msg));
 	tap_ok(rc == 0, "without the module: set_backend(module) ENOTSUP, "
 	       "default falls back, moves work %s", msg);
+
+	missing_symbol("copy_vma", "function");
+	missing_symbol("__mm_populate", "function");
+	missing_symbol("vm_committed_as", "symbol");
 
 	kfd = open(KO, O_RDONLY | O_CLOEXEC);
 	if (!tap_ok(kfd >= 0, "open " KO " (%s)",
