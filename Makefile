@@ -31,8 +31,33 @@ all:
 include userlib/userlib.mk
 include tests/tests.mk
 
+# The module, built directly (development; users install it with DKMS).
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
+	$(MAKE) -C module KDIR=$(KDIR)
+
+# Install the module with DKMS: it is rebuilt for every kernel installed
+# later.  Needs dkms and the running kernel's headers.
+DKMS_SRC := $(DESTDIR)/usr/src/mremap_retain-$(VERSION)
+.PHONY: install-module uninstall-module
+install: install-module
+uninstall: uninstall-module
+install-module:
+	@command -v dkms >/dev/null || { echo "install-module: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/module/probes $(DKMS_SRC)/include/mremap_retain
+	install -m 644 dkms.conf $(DKMS_SRC)/
+	install -m 644 module/Kbuild module/Makefile module/*.c module/*.h $(DKMS_SRC)/module/
+	install -m 755 module/probe.sh $(DKMS_SRC)/module/
+	install -m 644 module/probes/*.c $(DKMS_SRC)/module/probes/
+	install -m 644 include/mremap_retain/ioctl.h $(DKMS_SRC)/include/mremap_retain/
+	dkms remove mremap_retain/$(VERSION) --all >/dev/null 2>&1 || true
+	dkms install mremap_retain/$(VERSION)
+	modprobe mremap_retain
+
+uninstall-module:
+	-modprobe -r mremap_retain
+	-dkms remove mremap_retain/$(VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: MIT
+# tests/bench/bench.mk - the benchmarks; included from tests/tests.mk.
+#
+#   make bench [KERNELS="bookworm sid"]
+#       host figures, then the same program in a QEMU guest on each kernel
+#       of KERNELS (needs root, like check-guest); KERNELS= for host only.
+#       Markdown on stdout, JSON in BENCH_OUT, the plot in build/bench/.
+#   make bench-host     host figures only (no module, no root needed)
+#
+# BENCH_HOST_ARGS and BENCH_GUEST_ARGS replace the mrbench options of each
+# side (see tests/bench/run for the defaults).
+
+BENCH_OUT    ?= $(BUILD)/bench/results.json
+BENCH_SRCS   := $(wildcard tests/bench/*.c)
+BENCH_HDRS   := tests/bench/bench.h include/mremap_retain.h userlib/internal.h
+BENCH_CFLAGS := -std=gnu11 $(WARN) -pthread $(CFLAGS) -Iuserlib
+
+.PHONY: bench-host bench-deps bench-progs
+
+# mrbench runs in the guest (static: the guest has no shared libraries);
+# mrbench-host is dynamic, so that jemalloc and TCMalloc can be preloaded.
+$(BUILD)/bench/mrbench: $(BENCH_SRCS) $(BENCH_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) -DBENCH_STATIC -static $(LDFLAGS) \
+		-o $@ $(BENCH_SRCS) $(LIB_A)
+
+$(BUILD)/bench/mrbench-host: $(BENCH_SRCS) $(BENCH_HDRS) $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A)
+
+bench-progs: $(BUILD)/bench/mrbench $(BUILD)/bench/mrbench-host
+
+bench-deps:
+	tests/bench/deps
+
+bench: bench-deps $(if $(strip $(KERNELS)),vm-deps) bench-progs
+	tests/bench/run --dir $(BUILD)/bench --out $(BENCH_OUT) \
+		--kernels "$(KERNELS)"
+
+bench-host: bench-progs
+	tests/bench/run --dir $(BUILD)/bench --out $(BENCH_OUT) --kernels ""

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# The VM harness; included from tests/tests.mk.
+#
+#   make check-guest [KERNELS="bookworm sid"]
+#       the guest test programs (GUEST_TESTS_ROOT as root, GUEST_TESTS_USER
+#       as uid 1000; from tests/guest/guest.mk) on each suite's stock
+#       kernel, one QEMU boot per kernel; every kernel runs even when one
+#       fails; a table per kernel and "N passed, N failed" at the end
+#       (including the host tests' counts from build/check/host.counts
+#       when this is part of `make check`).
+#   make vm-prepare   build or refresh the cached root filesystems
+#   make vm-deps      install the Debian packages the harness needs
+
+VM_DIR     := tests/vm
+KERNELS    ?= bullseye bookworm trixie sid
+VM_PARALLEL ?= 2
+
+.PHONY: check-guest vm-prepare vm-deps
+
+vm-deps:
+	$(VM_DIR)/deps
+
+check-guest: vm-deps
+	$(MAKE) --no-print-directory guest-tests
+	$(VM_DIR)/check-kernels --suites "$(KERNELS)" \
+		$(if $(filter check,$(MAKECMDGOALS)),--host-counts $(BUILD)/check/host.counts) \
+		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
+
+vm-prepare: vm-deps
+	printf '%s\n' $(KERNELS) | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
