@@ -22,7 +22,8 @@ extern "C" {
 /*
  * Returns the destination, or MAP_FAILED with errno set and nothing changed.
  * The fifth argument, void *new_address, is read only when flags has
- * MREMAP_RETAIN_FIXED, or else is an optional hint (pass NULL for none).
+ * MREMAP_RETAIN_FIXED; without FIXED the call chooses the destination (a
+ * variadic function cannot tell whether a hint was passed, so none is read).
  */
 void *mremap_retain(void *old_address, size_t old_size, size_t new_size,
 		    int flags, ... /* void *new_address */);

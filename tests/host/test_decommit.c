@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_decommit.c - mremap_retain_decommit(): errors, and both methods
+ * giving the same result (contents gone, every access faults, range still
+ * reserved, readable zero after mprotect), including locked ranges.
+ */
+#include "../tap.h"
+#include "util.h"
+#include "internal.h"
+
+static const char *const mname[] = { "", "mmap", "mprotect" };
+
+static void method(int m)
+{
+	size_t len = 4 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE), *q;
+
+	fill(p, len, 40);
+	tap_ok(mr_decommit_with(m, p + PS, 2 * PS) == 0, "%s: decommit succeeds", mname[m]);
+	tap_ok(read_faults(p + PS) && read_faults(p + 2 * PS) && !read_faults(p) &&
+	       !read_faults(p + 3 * PS), "%s: exactly the range faults", mname[m]);
+	q = mmap(p + PS, PS, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	tap_ok(q == MAP_FAILED && errno == EEXIST, "%s: range still reserved", mname[m]);
+	tap_ok(mprotect(p + PS, 2 * PS, PROT_READ | PROT_WRITE) == 0 &&
+	       is_zero(p + PS, 2 * PS) && has_pattern(p, PS, 40) &&
+	       p[3 * PS] == (char)pat(3 * PS, 40), "%s: reads zero after mprotect, "
+	       "neighbours intact", mname[m]);
+	memset(p + PS, 1, 2 * PS);
+	tap_ok(p[2 * PS] == 1, "%s: writable again", mname[m]);
+
+	mlock(p, len);
+	tap_ok(mr_decommit_with(m, p, len) == 0 && read_faults(p) && vmflag(p, "lo") == 0,
+	       "%s: locked range decommitted and unlocked", mname[m]);
+	mprotect(p, len, PROT_READ);
+	tap_ok(is_zero(p, len), "%s: locked range reads zero", mname[m]);
+	munmap(p, len);
+}
+
+int main(void)
+{
+	size_t len = 4 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+	int m;
+
+	fill(p, len, 41);
+	errno = 0;
+	tap_ok(mremap_retain_decommit(p + 1, PS) == -1 && errno == EINVAL, "unaligned -> EINVAL");
+	tap_ok(mremap_retain_decommit(p, 0) == -1 && errno == EINVAL, "len 0 -> EINVAL");
+	tap_ok(mremap_retain_decommit(p, SIZE_MAX) == -1 && errno == EINVAL, "len SIZE_MAX -> EINVAL");
+	tap_ok(mremap_retain_decommit(p, UINTPTR_MAX - (uintptr_t)p) == -1 && errno == EINVAL,
+	       "range wraps -> EINVAL");
+	munmap(p + 2 * PS, PS);
+	tap_ok(mremap_retain_decommit(p, len) == -1 && errno == ENOMEM &&
+	       has_pattern(p, 2 * PS, 41) && is_unmapped(p + 2 * PS, PS),
+	       "hole -> ENOMEM, nothing changed");
+	tap_ok(mremap_retain_decommit(p, PS + 1) == 0 && read_faults(p) && read_faults(p + PS) &&
+	       !read_faults(p + 3 * PS), "length rounded up to a page");
+	munmap(p, len);
+
+	for (m = MR_DECOMMIT_MMAP; m <= MR_DECOMMIT_MPROTECT; m++)
+		method(m);
+	m = mr_decommit_method();
+	tap_ok(m == MR_DECOMMIT_MMAP || m == MR_DECOMMIT_MPROTECT,
+	       "calibration chose %s", mname[m]);
+	return tap_done();
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_source.c - the source rules on every host backend: EFAULT (holes,
+ * several mappings), EINVAL (file, shared, hugetlb, [vdso]/[vvar],
+ * userfaultfd), EPERM (mseal), and the anonymous kinds that are fine
+ * ([heap], [stack], [anon:name]).  Also: the maps fallback agrees with
+ * PROCMAP_QUERY.
+ */
+#include <linux/userfaultfd.h>
+#include <sys/auxv.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "../tap.h"
+#include "util.h"
+#include "internal.h"
+
+#ifndef PR_SET_VMA
+#define PR_SET_VMA		0x53564d41
+#define PR_SET_VMA_ANON_NAME	0
+#endif
+
+/* Start of the /proc/self/maps line naming name, or NULL. */
+static char *find_named(const char *name, size_t *len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	unsigned long s, e;
+	char *ret = NULL;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strstr(line, name) && sscanf(line, "%lx-%lx", &s, &e) == 2) {
+			ret = (char *)s;
+			*len = e - s;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/* A call that must fail with err, leave the source's bytes, and leave a
+ * FIXED destination (holding seed 9) as it was. */
+static void refused(const char *bn, char *src, size_t len, int err, const char *what)
+{
+	char *dst = map_anon(len, PROT_READ | PROT_WRITE);
+	void *r;
+
+	r = mremap_retain(src, len, 2 * len, 0);
+	tap_ok(r == MAP_FAILED && errno == err, "%s: %s -> %s", bn, what, strerror(err));
+	fill(dst, len, 9);
+	r = mremap_retain(src, len, len, MREMAP_RETAIN_FIXED, dst);
+	tap_ok(r == MAP_FAILED && errno == err && has_pattern(dst, len, 9),
+	       "%s: %s, FIXED -> %s, destination untouched", bn, what, strerror(err));
+	munmap(dst, len);
+}
+
+static void accepted(const char *bn, char *src, size_t len, const char *what)
+{
+	char *r;
+
+	fill(src, len, 10);
+	r = mremap_retain(src, len, len, 0);
+	tap_ok(r != MAP_FAILED && has_pattern(r, len, 10) && is_zero(src, len),
+	       "%s: %s is fine", bn, what);
+	if (r != MAP_FAILED)
+		munmap(r, len);
+}
+
+static void shapes(const char *bn)
+{
+	size_t ps = PS, len = 3 * PS;
+	char *p = map_anon(len + ps, PROT_READ | PROT_WRITE);
+	void *r;
+
+	fill(p, len, 11);
+	munmap(p + ps, ps);
+	munmap(p + len, ps);
+	r = mremap_retain(p, len, len, 0);
+	tap_ok(r == MAP_FAILED && errno == EFAULT && has_pattern(p, ps, 11),
+	       "%s: hole in the source -> EFAULT", bn);
+	r = mremap_retain(p + ps, ps, ps, 0);
+	tap_ok(r == MAP_FAILED && errno == EFAULT, "%s: unmapped source -> EFAULT", bn);
+	r = mremap_retain(p + 2 * ps, 2 * ps, ps, 0);
+	tap_ok(r == MAP_FAILED && errno == EFAULT, "%s: source runs past its end -> EFAULT", bn);
+	munmap(p, len);
+
+	p = map_anon(len, PROT_READ | PROT_WRITE);
+	fill(p, len, 12);
+	mprotect(p + 2 * ps, ps, PROT_READ);
+	r = mremap_retain(p, len, len, 0);
+	tap_ok(FAILS_WITH(r, EFAULT, p, len, 12), "%s: source spans two mappings -> EFAULT", bn);
+	munmap(p, len);
+	r = mremap_retain((void *)0xffffffffff600000UL, ps, ps, 0);
+	tap_ok(r == MAP_FAILED && errno == EFAULT, "%s: [vsyscall] is no mapping of ours -> EFAULT", bn);
+}
+
+static void kinds(const char *bn)
+{
+	size_t len = 2 * PS, vlen;
+	int fd = memfd_create("mremap_retain_test", 0);
+	char *p;
+
+	ftruncate(fd, len);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	refused(bn, p, len, EINVAL, "private file mapping");
+	munmap(p, len);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	refused(bn, p, len, EINVAL, "shared file mapping");
+	munmap(p, len);
+	close(fd);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	refused(bn, p, len, EINVAL, "shared anonymous mapping");
+	munmap(p, len);
+
+	p = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED) {
+		refused(bn, p, 2 << 20, EINVAL, "hugetlb mapping");
+		munmap(p, 2 << 20);
+	} else {
+		tap_skip("hugetlb: no huge pages reserved on this host");
+	}
+
+	p = (char *)getauxval(AT_SYSINFO_EHDR);
+	vlen = PS;
+	if (p) {
+		void *r = mremap_retain(p, vlen, vlen, 0);
+
+		tap_ok(r == MAP_FAILED && errno == EINVAL && !memcmp(p, "\177ELF", 4),
+		       "%s: [vdso] -> EINVAL", bn);
+	}
+	p = find_named("[vvar]", &vlen);
+	if (p) {
+		void *r = mremap_retain(p, PS, PS, 0);
+
+		tap_ok(r == MAP_FAILED && errno == EINVAL, "%s: [vvar] -> EINVAL", bn);
+	}
+
+	p = map_anon(len, PROT_READ | PROT_WRITE);
+	if (prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, p, len, "mr_test") == 0 &&
+	    find_named("[anon:mr_test]", &vlen) == p)
+		accepted(bn, p, len, "[anon:name]");
+	else
+		tap_skip("anonymous VMA names not supported here");
+	munmap(p, len);
+}
+
+static void heap_and_stack(const char *bn)
+{
+	size_t len, ps = PS;
+	char *brk0 = sbrk(0), *p, *stack;
+
+	/* Whole pages inside memory we add to the heap ourselves. */
+	sbrk(4 * ps);
+	p = (char *)(((uintptr_t)brk0 + ps - 1) & ~(ps - 1));
+	if (find_named("[heap]", &len))
+		accepted(bn, p, 2 * ps, "[heap]");
+	else
+		tap_skip("no [heap] mapping");
+	sbrk(-(intptr_t)(4 * ps));
+
+	/* The lowest page of the main stack, far below what we use. */
+	stack = find_named("[stack]", &len);
+	if (stack && (char *)&len - stack > 64 * 1024)
+		accepted(bn, stack, ps, "[stack]");
+	else
+		tap_skip("[stack] too small to borrow a page");
+}
+
+static void userfaultfd_rules(const char *bn)
+{
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE), *q;
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)p, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	fill(p, len, 13);	/* before registering: a missing page would wait */
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		tap_skip("userfaultfd not available");
+		if (uffd >= 0)
+			close(uffd);
+		munmap(p, len);
+		return;
+	}
+	refused(bn, p, len, EINVAL, "userfaultfd-registered source");
+	tap_ok(has_pattern(p, len, 13), "%s: registered source intact", bn);
+	q = map_anon(len, PROT_READ | PROT_WRITE);
+	accepted(bn, q, len, "unregistered source while a userfaultfd is open");
+	munmap(q, len);
+	close(uffd);
+	munmap(p, len);
+}
+
+static void sealing(const char *bn)
+{
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE), *q;
+	void *r;
+
+	if (syscall(462, p, len, 0)) {
+		tap_skip("mseal not supported by this kernel");
+		munmap(p, len);
+		return;
+	}
+	fill(p, len, 14);
+	refused(bn, p, len, EPERM, "sealed source");
+	tap_ok(has_pattern(p, len, 14), "%s: sealed source intact", bn);
+
+	q = map_anon(len, PROT_READ | PROT_WRITE);
+	fill(q, len, 15);
+	r = mremap_retain(q, len, len, MREMAP_RETAIN_FIXED, p);
+	tap_ok(FAILS_WITH(r, EPERM, q, len, 15) && has_pattern(p, len, 14),
+	       "%s: sealed FIXED destination -> EPERM, nothing changed", bn);
+	munmap(q, len);
+}
+
+static void fallback_agrees(void)
+{
+	char *p = map_anon(3 * PS, PROT_READ);
+	uintptr_t addrs[] = {
+		(uintptr_t)p, (uintptr_t)p + PS, (uintptr_t)sbrk(0) - 1,
+		(uintptr_t)&addrs, (uintptr_t)getauxval(AT_SYSINFO_EHDR),
+		(uintptr_t)fallback_agrees, (uintptr_t)PS, (uintptr_t)stdout,
+	};
+	int same = 0, n = sizeof(addrs) / sizeof(addrs[0]);
+
+	for (int i = 0; i < n; i++) {
+		struct mr_vma a, b;
+		int ea, eb;
+
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ea = mr_vma_query(addrs[i], &a);
+		eb = mr_vma_maps(addrs[i], &b);
+		if (ea == ENOTTY) {
+			tap_skip("PROCMAP_QUERY not supported by this kernel");
+			return;
+		}
+		same += ea == eb && (ea || (a.start == b.start && a.end == b.end &&
+			a.prot == b.prot && a.shared == b.shared && a.file == b.file &&
+			(a.file || !strcmp(a.name, b.name))));
+	}
+	tap_ok(same == n, "maps fallback agrees with PROCMAP_QUERY (%d/%d)", same, n);
+	munmap(p, 3 * PS);
+}
+
+int main(void)
+{
+	int b;
+
+	for_each_backend(b) {
+		const char *bn = mremap_retain_backend_name(b);
+
+		shapes(bn);
+		kinds(bn);
+		heap_and_stack(bn);
+		userfaultfd_rules(bn);
+		sealing(bn);
+	}
+	fallback_agrees();
+	return tap_done();
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * decommit.c - mremap_retain_decommit(): release a chunk but keep its
+ * address range reserved, by whichever method is fastest here.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+int mr_decommit_with(int method, void *addr, size_t len)
+{
+	if (method == MR_DECOMMIT_MMAP) {
+		if (mmap(addr, len, PROT_NONE, MAP_FIXED | MAP_PRIVATE |
+			 MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+			return errno;
+		return 0;
+	}
+	if (mprotect(addr, len, PROT_NONE))
+		return errno;
+	if (!madvise(addr, len, MADV_DONTNEED))
+		return 0;
+	/* Locked pages cannot be discarded: unlock, as a new mapping would be. */
+	if (errno != EINVAL || munlock(addr, len) ||
+	    madvise(addr, len, MADV_DONTNEED))
+		return errno;
+	return 0;
+}
+
+MR_API int mremap_retain_decommit(void *addr, size_t len)
+{
+	const size_t mask = mr_page_size() - 1;
+	int err;
+
+	if (((uintptr_t)addr & mask) || !len || len > UINTPTR_MAX - mask)
+		err = EINVAL;
+	else if ((len = (len + mask) & ~mask) > UINTPTR_MAX - (uintptr_t)addr)
+		err = EINVAL;
+	/* Nothing may change if part of the range is not mapped; MS_ASYNC
+	 * does no work and fails with ENOMEM on a hole, as mprotect does. */
+	else if (msync(addr, len, MS_ASYNC))
+		err = errno;
+	else
+		err = mr_decommit_with(mr_decommit_method(), addr, len);
+	if (!err)
+		return 0;
+	errno = err;
+	return -1;
+}

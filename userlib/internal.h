@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - declarations shared by the files of libmremap_retain.
+ *
+ * Internal functions return 0 or a positive errno value; only the API
+ * functions set errno.
+ */
+#ifndef MREMAP_RETAIN_INTERNAL_H
+#define MREMAP_RETAIN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mremap_retain.h>
+
+#define MR_API __attribute__((visibility("default")))
+
+/* Fallbacks for older libc headers. */
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP	4
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE	0x100000
+#endif
+
+/* A request that passed mr_args(): sizes rounded up to the page size. */
+struct mr_req {
+	uintptr_t old;
+	size_t old_size;
+	size_t new_size;
+	uintptr_t new_addr;	/* the FIXED destination, else 0 (no hint) */
+	int flags;		/* MREMAP_RETAIN_FIXED | MREMAP_RETAIN_NOREPLACE */
+};
+
+/* What mr_source_check() found out about a valid source. */
+struct mr_src {
+	int prot;
+	bool locked;		/* VM_LOCKED */
+	bool onfault;		/* locked with MLOCK_ONFAULT */
+};
+
+/* One VMA as /proc reports it. */
+struct mr_vma {
+	uintptr_t start, end;
+	int prot;
+	bool shared;
+	bool file;		/* has a backing file (or device) */
+	size_t page_size;	/* 0 if unknown */
+	char name[96];		/* "" for plain anonymous memory */
+};
+
+/* smaps VmFlags bits that matter here. */
+#define MR_VMF_UFFD		0x1	/* um, uw or ui */
+#define MR_VMF_LOCKONFAULT	0x2	/* lf */
+#define MR_VMF_SEALED		0x4	/* sl */
+
+/* args.c */
+size_t mr_page_size(void);
+int mr_args(struct mr_req *r, void *old, size_t old_size, size_t new_size,
+	    int flags, void *new_addr);
+
+/* backend.c */
+int mr_backend_current(void);	/* a backend, or 0: calls fail with ENOTSUP */
+
+/* backend_*.c */
+bool mr_module_available(void);
+int mr_module_move(const struct mr_req *r, void **out);
+bool mr_dontunmap_available(void);
+int mr_dontunmap_move(const struct mr_req *r, void **out);
+int mr_copy_move(const struct mr_req *r, void **out);
+
+/* source.c, vma_query.c, vma_maps.c, smaps.c, uffd.c, seal.c */
+int mr_source_check(const struct mr_req *r, struct mr_src *s);
+int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
+int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
+int mr_vmflags(uintptr_t addr, unsigned int *vmf);
+bool mr_have_uffd(void);
+bool mr_mseal_supported(void);
+
+/* procfile.c: calls fn for each line (truncated to 511 bytes) until fn
+ * returns nonzero; returns 0 or an errno value. */
+int mr_proc_lines(const char *path,
+		  int (*fn)(const char *line, size_t len, void *arg), void *arg);
+
+/* lock.c */
+int mr_lock_precheck(size_t old_size, size_t new_size);
+int mr_lock(void *addr, size_t len, bool onfault);
+
+/* dest.c */
+int mr_dest_map(const struct mr_req *r, int prot, void **out);
+
+/* decommit.c, decommit_method.c */
+enum mr_decommit_method {
+	MR_DECOMMIT_MMAP = 1,		/* mmap(PROT_NONE, MAP_FIXED) */
+	MR_DECOMMIT_MPROTECT = 2,	/* mprotect(PROT_NONE) + MADV_DONTNEED */
+};
+int mr_decommit_method(void);
+int mr_decommit_with(int method, void *addr, size_t len);
+
+#endif /* MREMAP_RETAIN_INTERNAL_H */

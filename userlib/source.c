@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * source.c - the source rules of the contract, for the backends that cannot
+ * rely on the kernel to enforce them: one private anonymous mapping covering
+ * the whole range (EFAULT, EINVAL), not registered with userfaultfd (EINVAL),
+ * not sealed (EPERM).  Also reports protection and mlock state.
+ *
+ * Fast path (no mlock, no userfaultfd): PROCMAP_QUERY, msync, mprotect and a
+ * scan of /proc/self/fd.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+/* Named anonymous memory that is still ordinary private memory. */
+static bool plain_anon_name(const char *name)
+{
+	return !name[0] || !strcmp(name, "[heap]") ||
+	       !strncmp(name, "[stack", 6) || !strncmp(name, "[anon:", 6);
+}
+
+int mr_source_check(const struct mr_req *r, struct mr_src *s)
+{
+	void *old = (void *)r->old;
+	unsigned int vmf = 0;
+	bool uffd = false;
+	struct mr_vma v;
+	int err;
+
+	err = mr_vma_query(r->old, &v);
+	if (err == ENOTTY)
+		err = mr_vma_maps(r->old, &v);
+	if (err)
+		return err;
+	if (r->old + r->old_size > v.end)
+		return EFAULT;
+	if (v.shared || v.file || !plain_anon_name(v.name) ||
+	    (v.page_size && v.page_size != mr_page_size()))
+		return EINVAL;
+
+	s->prot = v.prot;
+	/* MS_INVALIDATE refuses locked memory and does nothing to anonymous. */
+	s->locked = msync(old, r->old_size, MS_INVALIDATE) && errno == EBUSY;
+	s->onfault = false;
+	uffd = mr_have_uffd();
+	if (uffd || s->locked) {
+		if (mr_vmflags(r->old, &vmf))
+			return ENOTSUP;	/* cannot check the source */
+		if (vmf & MR_VMF_UFFD)
+			return EINVAL;
+		s->onfault = vmf & MR_VMF_LOCKONFAULT;
+	}
+	/* Sealed VMAs refuse even an mprotect() that changes nothing. */
+	if (mr_mseal_supported() &&
+	    mprotect(old, r->old_size, s->prot) && errno == EPERM)
+		return EPERM;
+	return 0;
+}

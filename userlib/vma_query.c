@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vma_query.c - look up the VMA containing an address with the
+ * PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11+): one syscall, no text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The layout of struct procmap_query in <linux/fs.h>, spelled out here so
+ * that the library builds on older headers too. */
+struct mr_procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+
+#define MR_PROCMAP_QUERY	_IOWR('f', 17, struct mr_procmap_query)
+#define MR_PQ_READ		0x1
+#define MR_PQ_WRITE		0x2
+#define MR_PQ_EXEC		0x4
+#define MR_PQ_SHARED		0x8
+
+/*
+ * An open /proc/self/maps describes the mm of the process that opened it,
+ * so a child of fork() must not inherit ours: the child handler drops it.
+ * -2: not opened yet, -1: cannot be opened.
+ */
+static int maps_fd = -2;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void forget_in_child(void)
+{
+	if (maps_fd >= 0)
+		close(maps_fd);
+	maps_fd = -2;
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_in_child);
+}
+
+static int get_maps_fd(void)
+{
+	int fd = __atomic_load_n(&maps_fd, __ATOMIC_ACQUIRE), expected = -2;
+
+	if (fd != -2)
+		return fd;
+	pthread_once(&atfork_once, register_atfork);
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -1;
+	if (!__atomic_compare_exchange_n(&maps_fd, &expected, fd, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (fd >= 0)
+			close(fd);
+		fd = expected;
+	}
+	return fd;
+}
+
+static bool query_works = true;
+
+int mr_vma_query(uintptr_t addr, struct mr_vma *v)
+{
+	struct mr_procmap_query q;
+	int fd;
+
+	if (!__atomic_load_n(&query_works, __ATOMIC_RELAXED))
+		return ENOTTY;
+	fd = get_maps_fd();
+	if (fd < 0)
+		return ENOTTY;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_addr = addr;
+	q.vma_name_addr = (uintptr_t)v->name;
+	q.vma_name_size = sizeof(v->name);
+	if (ioctl(fd, MR_PROCMAP_QUERY, &q)) {
+		if (errno == ENAMETOOLONG) {
+			/* Only a path is that long: ask again without it. */
+			q.vma_name_addr = 0;
+			q.vma_name_size = 0;
+			if (!ioctl(fd, MR_PROCMAP_QUERY, &q))
+				goto found;
+		}
+		if (errno == ENOENT)
+			return EFAULT;
+		if (errno == ENOTTY || errno == EINVAL)
+			__atomic_store_n(&query_works, false, __ATOMIC_RELAXED);
+		return ENOTTY;
+	}
+found:
+	if (!q.vma_name_size)
+		v->name[0] = '\0';
+	v->start = q.vma_start;
+	v->end = q.vma_end;
+	v->prot = ((q.vma_flags & MR_PQ_READ) ? PROT_READ : 0) |
+		  ((q.vma_flags & MR_PQ_WRITE) ? PROT_WRITE : 0) |
+		  ((q.vma_flags & MR_PQ_EXEC) ? PROT_EXEC : 0);
+	v->shared = q.vma_flags & MR_PQ_SHARED;
+	v->file = q.inode || q.dev_major || q.dev_minor;
+	v->page_size = q.vma_page_size;
+	return 0;
+}
