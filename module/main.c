@@ -31,25 +31,18 @@ static long mrr_ioctl_move(struct mremap_retain_move __user *uarg)
 {
 	struct mremap_retain_move arg;
 	struct mrr_move req;
-	long err;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
 	if (arg.reserved || (arg.flags & ~MREMAP_RETAIN_MOVE_FLAGS))
 		return -EINVAL;
-	/*
-	 * The result is written back after the move; make sure now that it
-	 * can be, so that a bad argument fails before anything changes.
-	 */
-	if (put_user(arg.new_addr, &uarg->new_addr))
-		return -EFAULT;
-
 	req = (struct mrr_move) {
 		.old_addr = arg.old_addr,
 		.old_size = arg.old_size,
 		.new_size = arg.new_size,
 		.new_addr = arg.new_addr,
 		.flags = arg.flags,
+		.result = &uarg->new_addr,
 	};
 	/* Addresses beyond the unsigned long range are not user addresses. */
 	if (req.old_addr != arg.old_addr)
@@ -57,10 +50,8 @@ static long mrr_ioctl_move(struct mremap_retain_move __user *uarg)
 	if (req.new_addr != arg.new_addr)
 		return (arg.flags & MREMAP_RETAIN_MOVE_FIXED) ? -ENOMEM : -EINVAL;
 
-	err = mrr_move(&req);
-	if (err)
-		return err;
-	return put_user((__u64)req.new_addr, &uarg->new_addr) ? -EFAULT : 0;
+	/* mrr_move() stores the result before it changes anything. */
+	return mrr_move(&req);
 }
 
 static long mrr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -16,6 +16,7 @@
 #include <linux/hugetlb.h>
 #include <linux/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/uaccess.h>
 
 #include <mremap_retain/ioctl.h>
 
@@ -32,6 +33,8 @@ struct mrr_plan {
 	unsigned int flags;
 	bool locked;			/* source is VM_LOCKED */
 	bool populate;			/* fault in the locked growth after unlock */
+	bool stored;			/* the result is in the caller's memory */
+	bool store_failed;		/* ... could not be put there under the lock */
 };
 
 static bool mrr_fixed(const struct mrr_plan *p)
@@ -156,6 +159,27 @@ static long mrr_choose_destination(struct vm_area_struct *vma,
 	return 0;
 }
 
+/*
+ * Store the destination in the caller's argument before anything changes,
+ * so that a result that cannot be delivered fails the call with nothing
+ * moved.  Under mmap_write_lock no fault may be taken: if the field is not
+ * present and writable now, mrr_move() faults it in and tries again.
+ */
+static long mrr_store_result(struct mrr_plan *p, u64 __user *result)
+{
+	int err;
+
+	pagefault_disable();
+	err = put_user((u64)p->new_addr, result);
+	pagefault_enable();
+	if (err) {
+		p->store_failed = true;
+		return -EFAULT;
+	}
+	p->stored = true;
+	return 0;
+}
+
 /* RLIMIT_MEMLOCK for a locked mapping growing by @bytes (mlock's rule). */
 static bool mrr_mlock_ok(struct mm_struct *mm, unsigned long bytes)
 {
@@ -201,7 +225,8 @@ static void mrr_retire_source(struct vm_area_struct *vma,
 		mrr_vma_forget_pages(vma);
 }
 
-static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p)
+static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
+			    u64 __user *result)
 {
 	struct vm_area_struct *vma, *new_vma;
 	unsigned long new_pgoff, moved;
@@ -232,6 +257,10 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p)
 	if (p->locked && p->new_len > p->old_len &&
 	    !mrr_mlock_ok(mm, p->new_len - p->old_len))
 		return -EAGAIN;
+
+	err = mrr_store_result(p, result);
+	if (err)
+		return err;
 
 	/* KSM pages must not turn up, still shared, at the destination. */
 	err = mrr_ksm_unmerge(vma, p->old_addr, p->old_addr + p->move_len);
@@ -302,19 +331,31 @@ unacct:
 long mrr_move(struct mrr_move *req)
 {
 	struct mm_struct *mm = current->mm;
-	struct mrr_plan plan = { 0 };
+	struct mrr_plan plan;
+	int tries = 0;
 	long err;
 
-	err = mrr_plan_request(req, &plan);
-	if (err)
+	for (;;) {
+		plan = (struct mrr_plan) { 0 };
+		err = mrr_plan_request(req, &plan);
+		if (err)
+			return err;
+		if (mmap_write_lock_killable(mm))
+			return -EINTR;
+		err = mrr_move_locked(mm, &plan, req->result);
+		mmap_write_unlock(mm);
+		if (!plan.store_failed)
+			break;
+		/* Fault the field in (EFAULT if it is not writable at all). */
+		if (++tries > 3 || put_user((u64)req->new_addr, req->result))
+			return -EFAULT;
+	}
+	if (err) {
+		/* The caller's argument is part of "nothing changed". */
+		if (plan.stored)
+			put_user((u64)req->new_addr, req->result);
 		return err;
-
-	if (mmap_write_lock_killable(mm))
-		return -EINTR;
-	err = mrr_move_locked(mm, &plan);
-	mmap_write_unlock(mm);
-	if (err)
-		return err;
+	}
 
 	/* A locked mapping is resident: fault in what it grew by. */
 	if (plan.populate)

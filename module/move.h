@@ -2,6 +2,7 @@
 #ifndef MRR_MOVE_H
 #define MRR_MOVE_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
 
 /* One retain-move request, as the ioctl received it. */
@@ -11,6 +12,7 @@ struct mrr_move {
 	u64 new_size;
 	unsigned long new_addr;		/* hint or FIXED address; result */
 	unsigned int flags;		/* MREMAP_RETAIN_MOVE_* */
+	u64 __user *result;		/* where the caller wants new_addr */
 };
 
 long mrr_move(struct mrr_move *req);
