@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_dontunmap.c - Linux 5.7+: map the destination, then move the pages
- * into it with mremap(MREMAP_DONTUNMAP | MREMAP_FIXED), which leaves the
- * source mapped and empty.  MREMAP_DONTUNMAP needs equal sizes, so growth
- * takes two steps: the pages move with DONTUNMAP to where the kernel likes,
- * then a plain mremap() grows that mapping onto the reserved destination,
- * replacing the reservation.  The destination is then one mapping, as
- * mremap leaves it, and no range is ever left unowned for another thread's
- * mmap() to take.  MADV_DONTNEED empties a shrunk source's tail.
+ * backend_dontunmap.c - Linux 5.7+: mremap(MREMAP_DONTUNMAP) moves the pages
+ * and leaves the source mapped and empty.  It needs equal sizes, so growth
+ * takes two steps: DONTUNMAP to where the kernel likes, then a plain
+ * mremap() that grows that mapping (at the FIXED destination, if asked).
+ * The destination is one mapping, as mremap leaves it, and no range is left
+ * unowned in between for another thread's mmap() to take.  NOREPLACE and a
+ * FIXED growth map their destination first.  MADV_DONTNEED empties a shrunk
+ * source's tail.
  *
  * A locked source is unlocked before the move and the destination locked
  * after it: mremap() would count the moved pages in VmLck twice.
@@ -45,63 +45,84 @@ bool mr_dontunmap_available(void)
 	return have_dontunmap;
 }
 
+/* Put back pages moved from @old to @p (n bytes) after a failure. */
+static void move_back(void *p, size_t n, void *old)
+{
+	mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old);
+}
+
 int mr_dontunmap_move(const struct mr_req *r, void **out)
 {
 	size_t n = r->old_size < r->new_size ? r->old_size : r->new_size;
-	void *old = (void *)r->old, *dst, *p, *via;
+	void *old = (void *)r->old, *dst = (void *)r->new_addr, *p, *via;
+	int fixed = r->flags & MREMAP_RETAIN_FIXED ? MREMAP_FIXED : 0;
+	bool reserved = false;
 	struct mr_src s;
 	int err;
 
 	err = mr_source_check(r, &s);
 	if (!err && s.locked)
 		err = mr_lock_precheck(r->old_size, r->new_size);
-	if (!err)
-		err = mr_dest_map(r, s.prot, &dst);
 	if (err)
 		return err;
-
+	/*
+	 * Claim the destination first for NOREPLACE (atomically), and for a
+	 * FIXED growth, so that the intermediate place cannot fall inside it.
+	 */
+	if ((r->flags & MREMAP_RETAIN_NOREPLACE) ||
+	    (fixed && n < r->new_size)) {
+		err = mr_dest_map(r, s.prot, &dst);
+		if (err)
+			return err;
+		reserved = true;
+	}
 	if (s.locked && munlock(old, r->old_size)) {
 		err = errno;
-		goto unmap;
+		goto unreserve;
 	}
+
 	if (n == r->new_size) {
-		p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP |
-			   MREMAP_FIXED, dst);
+		p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP | fixed,
+			   fixed ? dst : NULL);
+		if (p == MAP_FAILED) {
+			err = errno;
+			goto relock;
+		}
 	} else {
-		p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
-		if (p != MAP_FAILED) {
-			via = p;
-			p = mremap(via, n, r->new_size,
-				   MREMAP_MAYMOVE | MREMAP_FIXED, dst);
-			if (p == MAP_FAILED) {
-				err = errno;
-				mremap(via, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
-				       old);
-				goto relock;
-			}
+		via = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+		if (via == MAP_FAILED) {
+			err = errno;
+			goto relock;
+		}
+		p = mremap(via, n, r->new_size, MREMAP_MAYMOVE | fixed,
+			   fixed ? dst : NULL);
+		if (p == MAP_FAILED) {
+			err = errno;
+			move_back(via, n, old);
+			goto relock;
 		}
 	}
-	if (p == MAP_FAILED) {
-		err = errno;
-		goto relock;
-	}
+	reserved = false;	/* the reservation, if any, was replaced */
+
 	if (s.locked) {
-		err = mr_lock(dst, r->new_size, s.onfault);
-		if (err)
-			goto move_back;
+		err = mr_lock(p, r->new_size, s.onfault);
+		if (err) {
+			munlock(p, r->new_size);
+			move_back(p, n, old);
+			munmap(p, r->new_size);
+			goto relock;
+		}
 	}
 	if (n < r->old_size)
 		madvise((char *)old + n, r->old_size - n, MADV_DONTNEED);
-	*out = dst;
+	*out = p;
 	return 0;
 
-move_back:
-	munlock(dst, r->new_size);
-	mremap(dst, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old);
 relock:
 	if (s.locked)
 		mr_lock(old, r->old_size, s.onfault);
-unmap:
-	munmap(dst, r->new_size);
+unreserve:
+	if (reserved)
+		munmap(dst, r->new_size);
 	return err;
 }
