@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - mrbench: run the benchmarks named on the command line (default:
+ * all) and print their figures (see bench.h).
+ *
+ *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
+ *		[vector] [percall] [release] [floor]
+ *
+ * --label names the machine in the figures ("host", or the guest's suite);
+ * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
+ * default 1G); --budget-ms: time spent on each per-call or release figure.
+ * Exit status 1 when a variant could not run to the end or moved data
+ * wrongly, 0 otherwise; the figures themselves are never judged here.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static size_t parse_size(const char *s)
+{
+	char *end;
+	size_t n = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': case 'g': n <<= 10; /* fall through */
+	case 'M': case 'm': n <<= 10; /* fall through */
+	case 'K': case 'k': n <<= 10; end++; break;
+	}
+	if (*end || n < 4 * KIB)
+		die("bad size %s (at least 4K)", s);
+	return n;
+}
+
+static void usage(void)
+{
+	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
+	    "[--budget-ms MS] [vector] [percall] [release] [floor]");
+}
+
+int main(int argc, char **argv)
+{
+	int i, want = 0, failed = 0;
+
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	page_size = sysconf(_SC_PAGESIZE);
+	if (argc >= 2 && !strcmp(argv[1], "--vector-child"))
+		return vector_child(argc, argv);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (i + 1 < argc && !strcmp(a, "--label"))
+			bench_opts.label = argv[++i];
+		else if (i + 1 < argc && !strcmp(a, "--runs"))
+			bench_opts.runs = atoi(argv[++i]);
+		else if (i + 1 < argc && !strcmp(a, "--max"))
+			bench_opts.max_size = parse_size(argv[++i]);
+		else if (i + 1 < argc && !strcmp(a, "--budget-ms"))
+			bench_opts.budget_ms = atol(argv[++i]);
+		else if (!strcmp(a, "vector"))
+			want |= 1;
+		else if (!strcmp(a, "percall"))
+			want |= 2;
+		else if (!strcmp(a, "release"))
+			want |= 4;
+		else if (!strcmp(a, "floor"))
+			want |= 8;
+		else
+			usage();
+	}
+	if (bench_opts.runs < 1 || bench_opts.budget_ms < 1)
+		usage();
+	if (!want)
+		want = 15;
+	if (want & 1)
+		failed |= vector_bench("/proc/self/exe");
+	if (want & 2)
+		failed |= percall_bench();
+	if (want & 4)
+		failed |= release_bench();
+	if (want & 8)
+		failed |= floor_bench();
+	return failed;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * percall.c - benchmark 2, the cost of one move against its size: a fully
+ * populated region moved back and forth between two slots by
+ * mremap(MREMAP_MAYMOVE), by mremap_retain() with each backend, and by
+ * memcpy + madvise(MADV_DONTNEED) (what allocators do today).
+ *
+ * Every variant moves to a FIXED destination so that the alignment is the
+ * benchmark's choice: "aligned" has source and destination 2 MiB aligned
+ * (page tables can move a PMD at a time, THPs stay whole); "misaligned"
+ * puts them 4 KiB apart modulo 2 MiB, so every PTE moves on its own.  The
+ * slots sit in a PROT_NONE reservation, so no move merges with a neighbour.
+ * mremap_retain() always lands on the empty mapping that the previous move
+ * left behind; "mremap" gets the same (the source it vacates is mapped again,
+ * untimed), "mremap-to-hole" moves into the hole it left instead.
+ * Figures: the median time of one call, and that per MiB moved.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <mremap_retain.h>
+
+#include "bench.h"
+
+enum how { MV_MREMAP, MV_MREMAP_HOLE, MV_RETAIN, MV_MEMCPY };
+
+struct pvariant {
+	const char *name;
+	enum how how;
+	int backend;
+};
+
+static const struct pvariant pvariants[] = {
+	{ "mremap", MV_MREMAP, 0 },
+	{ "mremap-to-hole", MV_MREMAP_HOLE, 0 },
+	{ "retain-module", MV_RETAIN, MREMAP_RETAIN_BACKEND_MODULE },
+	{ "retain-dontunmap", MV_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP },
+	{ "retain-copy", MV_RETAIN, MREMAP_RETAIN_BACKEND_COPY },
+	{ "memcpy+dontneed", MV_MEMCPY, 0 },
+};
+#define NPVAR (sizeof(pvariants) / sizeof(pvariants[0]))
+
+#define MIN_CALLS	3
+#define MAX_CALLS	20000
+
+static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
+{
+	switch (v->how) {
+	case MV_MREMAP:
+	case MV_MREMAP_HOLE:
+		return mremap(src, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
+		       dst ? 0 : -1;
+	case MV_RETAIN:
+		return mremap_retain(src, n, n, MREMAP_RETAIN_FIXED, dst) ==
+		       dst ? 0 : -1;
+	case MV_MEMCPY:
+		memcpy(dst, src, n);
+		return madvise(src, n, MADV_DONTNEED);
+	}
+	return -1;
+}
+
+static void map_slot(char *p, size_t n)
+{
+	if (mmap(p, n, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p)
+		die("cannot map a slot of %zu bytes: %m", n);
+}
+
+/* One figure: variant v moving n bytes; 0, or -1 if a move failed. */
+static int one_cell(const struct pvariant *v, size_t n, int misaligned,
+		    long long *t)
+{
+	const char *bench = misaligned ? "percall-misaligned" : "percall-aligned";
+	const size_t off = misaligned ? page_size : 0;
+	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
+	const long long budget = bench_opts.budget_ms * 1000000LL;
+	char *base, *a, *b, *tmp, sz[32];
+	long long start;
+	size_t res_len;
+	double med;
+	void *res;
+	int calls;
+
+	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &res, &res_len);
+	a = base + 2 * MIB + off;
+	b = base + 2 * MIB + span;
+	map_slot(a, n);
+	map_slot(b, n);
+	fill_pages(a, n, n);
+	/* One untimed move: the first one also finds a mapped destination. */
+	if (move_once(v, a, b, n))
+		goto fail;
+	if (v->how == MV_MREMAP)
+		map_slot(a, n);
+	tmp = a, a = b, b = tmp;
+	start = now_ns();
+	for (calls = 0; calls < MAX_CALLS; calls++) {
+		long long t0;
+
+		if (calls >= MIN_CALLS && now_ns() - start >= budget)
+			break;
+		t0 = now_ns();
+		if (move_once(v, a, b, n))
+			goto fail;
+		t[calls] = now_ns() - t0;
+		if (v->how == MV_MREMAP)
+			map_slot(a, n);
+		tmp = a, a = b, b = tmp;
+	}
+	if (!check_pages(a, n, n))
+		die("%s %s %s: the moved data came out wrong", bench, v->name,
+		    size_name(n, sz, sizeof(sz)));
+	munmap(res, res_len);
+	med = median_ll(t, calls);
+	emit(bench, v->name, n, "per_call", med, "ns");
+	emit(bench, v->name, n, "per_mib", med / ((double)n / MIB), "ns/MiB");
+	return 0;
+fail:
+	note("%s: %s %s: move failed: %s", bench, v->name,
+	     size_name(n, sz, sizeof(sz)), strerror(errno));
+	munmap(res, res_len);
+	return -1;
+}
+
+int percall_bench(void)
+{
+	static const size_t wanted[] = { 4 * KIB, 64 * KIB, 2 * MIB, 64 * MIB, GIB };
+	size_t sizes[8], nsizes = 0, i, k;
+	int avail[NPVAR], misaligned, failed = 0;
+	long long *t;
+	char sz[32];
+
+	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		size_t n = wanted[i] < bench_opts.max_size ? wanted[i] :
+			   bench_opts.max_size;
+
+		if (!nsizes || sizes[nsizes - 1] < n)
+			sizes[nsizes++] = n;
+	}
+	if (sizes[nsizes - 1] < GIB)
+		note("percall: sizes capped at %s (--max)",
+		     size_name(sizes[nsizes - 1], sz, sizeof(sz)));
+	for (k = 0; k < NPVAR; k++) {
+		avail[k] = pvariants[k].how != MV_RETAIN ||
+			   !mremap_retain_set_backend(pvariants[k].backend);
+		if (!avail[k])
+			note("percall: %s skipped: backend unavailable here (%s)",
+			     pvariants[k].name, strerror(errno));
+	}
+	t = malloc(MAX_CALLS * sizeof(*t));
+	if (!t)
+		die("out of memory");
+	for (misaligned = 0; misaligned < 2; misaligned++) {
+		for (i = 0; i < nsizes; i++) {
+			note("percall: %s %s", misaligned ? "misaligned" : "aligned",
+			     size_name(sizes[i], sz, sizeof(sz)));
+			for (k = 0; k < NPVAR; k++) {
+				if (!avail[k])
+					continue;
+				if (pvariants[k].how == MV_RETAIN)
+					mremap_retain_set_backend(pvariants[k].backend);
+				if (one_cell(&pvariants[k], sizes[i], misaligned, t))
+					failed = 1;
+			}
+		}
+	}
+	free(t);
+	return failed;
+}

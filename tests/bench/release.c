@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * release.c - benchmark 3, the mprotect-versus-mmap thread: release a fully
+ * touched chunk (the middle one of three in a read-write mapping, as in a
+ * chunk allocator's reservation), then reuse it: mprotect it read-write and
+ * touch every page.  Release methods:
+ *	mmap-fixed		mmap(PROT_NONE, MAP_FIXED) over the chunk
+ *	mprotect+dontneed	mprotect(PROT_NONE) + madvise(MADV_DONTNEED)
+ *	mprotect+free		mprotect(PROT_NONE) + madvise(MADV_FREE)
+ *	decommit		mremap_retain_decommit() (the library's choice)
+ * Figures: median ns of a release, and of the reuse that follows it (freeing
+ * page tables or pages moves cost to the next first touch).  The methods
+ * take turns so that they share the machine's noise.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <mremap_retain.h>
+
+#include "bench.h"
+#include "internal.h"
+
+#ifndef MADV_FREE
+#define MADV_FREE 8
+#endif
+
+enum rel { REL_MMAP, REL_DONTNEED, REL_FREE, REL_DECOMMIT, NREL };
+
+static const char *const rel_names[NREL] = {
+	[REL_MMAP] = "mmap-fixed",
+	[REL_DONTNEED] = "mprotect+dontneed",
+	[REL_FREE] = "mprotect+free",
+	[REL_DECOMMIT] = "decommit",
+};
+
+#define MIN_ROUNDS	20
+#define MAX_ROUNDS	20000
+
+static int release(int m, char *p, size_t len)
+{
+	switch (m) {
+	case REL_MMAP:
+		return mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+			    MAP_FIXED | MAP_NORESERVE, -1, 0) == p ? 0 : -1;
+	case REL_DONTNEED:
+	case REL_FREE:
+		if (mprotect(p, len, PROT_NONE))
+			return -1;
+		return madvise(p, len, m == REL_FREE ? MADV_FREE : MADV_DONTNEED);
+	case REL_DECOMMIT:
+		return mremap_retain_decommit(p, len);
+	}
+	return -1;
+}
+
+static int reuse(char *p, size_t len)
+{
+	size_t i;
+
+	if (mprotect(p, len, PROT_READ | PROT_WRITE))
+		return -1;
+	for (i = 0; i < len; i += page_size)
+		((volatile char *)p)[i] = 1;
+	return 0;
+}
+
+static int zero_pages(const char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i += page_size)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static long long t_rel[NREL][MAX_ROUNDS], t_use[NREL][MAX_ROUNDS];
+
+static void one_size(size_t c)
+{
+	const long long budget = bench_opts.budget_ms * 1000000LL * NREL;
+	size_t align = c > 2 * MIB ? c : 2 * MIB, res_len[NREL];
+	char *chunk[NREL], sz[32];
+	long long start;
+	void *res[NREL];
+	int m, r;
+
+	for (m = 0; m < NREL; m++) {
+		char *base = reserve_aligned(3 * c, align, &res[m], &res_len[m]);
+
+		if (mmap(base, 3 * c, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			 MAP_ANONYMOUS | MAP_FIXED, -1, 0) != base)
+			die("cannot map 3 chunks of %zu bytes: %m", c);
+		chunk[m] = base + c;
+		memset(chunk[m], 1, c);
+	}
+	start = now_ns();
+	for (r = 0; r < MAX_ROUNDS; r++) {
+		if (r >= MIN_ROUNDS && now_ns() - start >= budget)
+			break;
+		for (m = 0; m < NREL; m++) {
+			long long t0, t1, t2;
+
+			t0 = now_ns();
+			if (release(m, chunk[m], c))
+				die("release %s: %m", rel_names[m]);
+			t1 = now_ns();
+			if (reuse(chunk[m], c))
+				die("reuse after %s: %m", rel_names[m]);
+			t2 = now_ns();
+			t_rel[m][r] = t1 - t0;
+			t_use[m][r] = t2 - t1;
+		}
+	}
+	for (m = 0; m < NREL; m++) {
+		/* Once more, untimed: the chunk must come back zeroed (except
+		 * MADV_FREE, whose pages stay until memory runs short). */
+		if (release(m, chunk[m], c) ||
+		    mprotect(chunk[m], c, PROT_READ | PROT_WRITE))
+			die("%s: %m", rel_names[m]);
+		if (m != REL_FREE && !zero_pages(chunk[m], c))
+			die("release %s %s: the chunk kept its data", rel_names[m],
+			    size_name(c, sz, sizeof(sz)));
+		munmap(res[m], res_len[m]);
+		emit("release", rel_names[m], c, "release",
+		     median_ll(t_rel[m], r), "ns");
+		emit("release", rel_names[m], c, "reuse",
+		     median_ll(t_use[m], r), "ns");
+	}
+	note("release: %s: %d rounds", size_name(c, sz, sizeof(sz)), r);
+}
+
+int release_bench(void)
+{
+	static const size_t sizes[] = { 4 * KIB, 64 * KIB, 2 * MIB };
+	size_t i;
+
+	note("release: decommit uses the %s method here",
+	     mr_decommit_method() == MR_DECOMMIT_MPROTECT ?
+	     "mprotect+dontneed" : "mmap-fixed");
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		one_size(sizes[i]);
+	return 0;
+}

@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: MIT
+# report.awk: turn the figures of one `make bench` run (the "@@BENCH" lines
+# of mrbench, see tests/bench/bench.h; host first, then each guest) into
+#   - the JSON file `json` (-v): an array with one object per figure,
+#     {"bench","kernel","variant","size","metric","value","unit"}, and after
+#     each figure its ratio to the first variant of its group (same bench,
+#     kernel, size and metric) as metric "<metric>_ratio", unit "x <variant>";
+#   - Markdown on stdout: the targets of the issue per kernel, then one
+#     table per benchmark (rows: variant, size, metric; columns: kernels);
+#   - for the plot, in directory `dir` (-v): percall-K-ALIGN.dat (size, then
+#     ns per call of each variant; "?" where missing) and percall.gp.
+# Only figures of one run are compared: ratios never mix runs or kernels.
+
+BEGIN {
+	FS = "\t"
+	n = 0
+	nk = 0
+	nb = 0
+}
+
+$1 != "@@BENCH" || NF < 8 { next }
+
+{
+	b = $2; k = $3; v = $4; s = $5; m = $6; val = $7 + 0; u = $8
+	n++
+	B[n] = b; K[n] = k; V[n] = v; S[n] = s; M[n] = m; X[n] = val; U[n] = u
+	if (!(k in kidx)) { kidx[k] = ++nk; kname[nk] = k }
+	if (!(b in bidx)) { bidx[b] = ++nb; bname[nb] = b }
+	g = b SUBSEP k SUBSEP s SUBSEP m
+	if (!(g in base)) { base[g] = val; basev[g] = v }
+	R[n] = base[g] > 0 ? val / base[g] : ""
+	RB[n] = basev[g]
+	val_of[b, k, v, s, m] = val
+	# Rows of the tables: variants and metrics in order of first
+	# appearance, sizes ascending.
+	if (!((b, v) in bvseen)) {
+		# After the variant that came before it in this kernel's run.
+		bvseen[b, v] = 1
+		pos = nbv[b] + 1
+		if ((b, k) in lastv)
+			for (i = 1; i <= nbv[b]; i++)
+				if (bv[b, i] == lastv[b, k]) pos = i + 1
+		for (i = ++nbv[b]; i > pos; i--)
+			bv[b, i] = bv[b, i - 1]
+		bv[b, pos] = v
+	}
+	lastv[b, k] = v
+	if (!((b, m) in bmseen)) { bmseen[b, m] = 1; bm[b, ++nbm[b]] = m; munit[b, m] = u }
+	if (!((b, s) in bsseen)) { bsseen[b, s] = 1; bs[b, ++nbs[b]] = s + 0 }
+	if (b ~ /^percall/ && m == "per_call" && !(s in psseen)) {
+		psseen[s] = 1
+		psize[++nps] = s
+	}
+}
+
+function jstr(x) {
+	gsub(/\\/, "\\\\", x)
+	gsub(/"/, "\\\"", x)
+	return "\"" x "\""
+}
+
+function jobj(b, k, v, s, m, val, u) {
+	return sprintf("  {\"bench\": %s, \"kernel\": %s, \"variant\": %s, \"size\": %s, \"metric\": %s, \"value\": %.6g, \"unit\": %s}",
+		jstr(b), jstr(k), jstr(v), s, jstr(m), val, jstr(u))
+}
+
+function fmt(x) {
+	if (x >= 100)
+		return sprintf("%.0f", x)
+	return sprintf("%.3g", x)
+}
+
+function sname(s) {
+	if (s >= 1073741824 && s % 1073741824 == 0) return (s / 1073741824) "GiB"
+	if (s >= 1048576 && s % 1048576 == 0) return (s / 1048576) "MiB"
+	if (s >= 1024 && s % 1024 == 0) return (s / 1024) "KiB"
+	return s "B"
+}
+
+function has(b, k, v, s, m) {
+	return ((b, k, v, s, m) in val_of)
+}
+
+# Sort the numeric array a[1..cnt] in place (cnt is small).
+function isort(a, cnt,    i, j, t) {
+	for (i = 2; i <= cnt; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+}
+
+# The targets of the issue, one cell for kernel k; "" when not measurable.
+function target(t, k,    b, i, s, worst, r, best, found, a, f, where, mv) {
+	found = 0
+	mv = "mremap"
+	if (t == 5) {
+		t = 1
+		mv = "mremap-to-hole"
+	}
+	if (t == 1 || t == 2) {
+		worst = (t == 1) ? 0 : 1e300
+		for (a = 0; a < 2; a++) {
+			b = a ? "percall-misaligned" : "percall-aligned"
+			for (i = 1; i <= nps; i++) {
+				s = psize[i]
+				if (t == 2 && s + 0 < 2097152)
+					continue
+				if (!has(b, k, "retain-module", s, "per_call"))
+					continue
+				if (t == 1) {
+					if (!has(b, k, mv, s, "per_call"))
+						continue
+					r = val_of[b, k, "retain-module", s, "per_call"] / val_of[b, k, mv, s, "per_call"]
+					if (r > worst) { worst = r; where = substr(b, 9) " " sname(s) }
+				} else {
+					if (!has(b, k, "memcpy+dontneed", s, "per_call"))
+						continue
+					r = val_of[b, k, "memcpy+dontneed", s, "per_call"] / val_of[b, k, "retain-module", s, "per_call"]
+					if (r < worst) { worst = r; where = substr(b, 9) " " sname(s) }
+				}
+				found = 1
+			}
+		}
+		if (!found)
+			return "n/a (no figures)"
+		f = (t == 1) ? (worst <= 1.1) : (worst >= 10)
+		return sprintf("%s %.2fx (%s)", f ? "met" : "**missed**", worst, where)
+	}
+	if (t == 3) {
+		for (i = 1; i <= n; i++)
+			if (B[i] == "vector" && K[i] == k && V[i] == "chunk-module" && M[i] == "wall") {
+				s = S[i]
+				if (!has("vector", k, "glibc-realloc", s, "wall"))
+					continue
+				r = X[i] / val_of["vector", k, "glibc-realloc", s, "wall"]
+				return sprintf("%s %.2fx (%s)", r <= 1.0 ? "met" : "**missed**", r, sname(s))
+			}
+		return "n/a (no figures)"
+	}
+	# t == 4: decommit against the faster of the two classic methods.
+	worst = 0
+	for (i = 1; i <= n; i++) {
+		if (B[i] != "release" || K[i] != k || V[i] != "decommit" || M[i] != "release")
+			continue
+		s = S[i]
+		best = val_of["release", k, "mmap-fixed", s, "release"]
+		if (val_of["release", k, "mprotect+dontneed", s, "release"] < best)
+			best = val_of["release", k, "mprotect+dontneed", s, "release"]
+		r = X[i] / best
+		if (r > worst) { worst = r; where = sname(s) }
+		found = 1
+	}
+	if (!found)
+		return "n/a"
+	return sprintf("%s %.2fx (%s)", worst <= 1.0 ? "met" : "**missed**", worst, where)
+}
+
+END {
+	# JSON.
+	printf "[\n" > json
+	for (i = 1; i <= n; i++) {
+		printf "%s", jobj(B[i], K[i], V[i], S[i], M[i], X[i], U[i]) > json
+		if (R[i] != "")
+			printf ",\n%s", jobj(B[i], K[i], V[i], S[i], M[i] "_ratio", R[i], "x " RB[i]) > json
+		printf "%s\n", (i < n ? "," : "") > json
+	}
+	printf "]\n" > json
+	close(json)
+
+	# Targets.
+	tname[1] = "module per call <= 1.1x mremap(MAYMOVE), every size (worst)"
+	tname[5] = "(same, against mremap into a hole instead of onto an empty mapping)"
+	tname[2] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
+	tname[3] = "vector: chunk-module wall <= glibc realloc"
+	tname[4] = "decommit <= faster of mmap-fixed, mprotect+dontneed (worst)"
+	printf "### Targets (ratios within one run)\n\n| target |"
+	for (j = 1; j <= nk; j++) printf " %s |", kname[j]
+	printf "\n|---|"
+	for (j = 1; j <= nk; j++) printf "---|"
+	printf "\n"
+	for (tt = 1; tt <= 5; tt++) {
+		t = (tt == 1) ? 1 : (tt == 2) ? 5 : tt - 1
+		printf "| %s |", tname[t]
+		for (j = 1; j <= nk; j++) printf " %s |", target(t, kname[j])
+		printf "\n"
+	}
+
+	# One table per benchmark; each cell "value (ratio to the group's first)".
+	for (bi = 1; bi <= nb; bi++) {
+		b = bname[bi]
+		printf "\n### %s (value, and ratio to the first variant of the same size)\n\n| variant | size | metric |", b
+		for (j = 1; j <= nk; j++) printf " %s |", kname[j]
+		printf "\n|---|---|---|"
+		for (j = 1; j <= nk; j++) printf "---:|"
+		printf "\n"
+		cnt = nbs[b]
+		for (i = 1; i <= cnt; i++) tmp[i] = bs[b, i]
+		isort(tmp, cnt)
+		for (i = 1; i <= cnt; i++) bs[b, i] = tmp[i]
+		for (vi = 1; vi <= nbv[b]; vi++)
+		for (si = 1; si <= nbs[b]; si++)
+		for (mi = 1; mi <= nbm[b]; mi++) {
+			f1 = bv[b, vi]; f2 = bs[b, si]; f3 = bm[b, mi]
+			any = 0
+			for (j = 1; j <= nk; j++)
+				if (has(b, kname[j], f1, f2, f3)) any = 1
+			if (!any)
+				continue
+			printf "| %s | %s | %s (%s) |", f1, sname(f2), f3, munit[b, f3]
+			for (j = 1; j <= nk; j++) {
+				k = kname[j]
+				if (!has(b, k, f1, f2, f3)) { printf " - |"; continue }
+				x = val_of[b, k, f1, f2, f3]
+				base_x = val_of[b, k, basev[b, k, f2, f3], f2, f3]
+				if (base_x > 0)
+					printf " %s (%.2fx) |", fmt(x), x / base_x
+				else
+					printf " %s |", fmt(x)
+			}
+			printf "\n"
+		}
+	}
+
+	# Plot data and script: one panel per kernel and alignment.
+	isort(psize, nps)
+	npv = nbv["percall-aligned"]
+	for (i = 1; i <= npv; i++) pvname[i] = bv["percall-aligned", i]
+	gp = dir "/percall.gp"
+	printf "set terminal pngcairo noenhanced size 1400,%d font \",10\"\n", 80 + 330 * nk > gp
+	printf "set output \"%s/percall.png\"\n", dir > gp
+	printf "set datafile missing \"?\"\nset logscale xy\nset grid\nset key top left font \",8\"\n" > gp
+	printf "set xlabel \"region size\"\nset ylabel \"ns per call (median)\"\n" > gp
+	printf "set xtics (" > gp
+	for (i = 1; i <= nps; i++)
+		printf "%s\"%s\" %s", (i > 1 ? ", " : ""), sname(psize[i]), psize[i] > gp
+	printf ")\n" > gp
+	printf "set multiplot layout %d,2 title \"mremap_retain: cost of one move of a populated region (log-log)\"\n", nk > gp
+	for (j = 1; j <= nk; j++) {
+		k = kname[j]
+		for (a = 0; a < 2; a++) {
+			b = a ? "percall-misaligned" : "percall-aligned"
+			dat = dir "/percall-" j "-" (a ? "misaligned" : "aligned") ".dat"
+			printf "size" > dat
+			for (i = 1; i <= npv; i++) printf " %s", pvname[i] > dat
+			printf "\n" > dat
+			for (q = 1; q <= npv; q++) used[q] = 0
+			for (i = 1; i <= nps; i++) {
+				printf "%s", psize[i] > dat
+				for (q = 1; q <= npv; q++) {
+					if (has(b, k, pvname[q], psize[i], "per_call")) {
+						printf " %.6g", val_of[b, k, pvname[q], psize[i], "per_call"] > dat
+						used[q] = 1
+					} else
+						printf " ?" > dat
+				}
+				printf "\n" > dat
+			}
+			close(dat)
+			printf "set title \"%s, %s\"\n", k, (a ? "misaligned (4 KiB apart mod 2 MiB)" : "2 MiB aligned") > gp
+			# Only the variants measured on this kernel; each keeps its
+			# colour (linetype = column) from panel to panel.
+			sep = "plot "
+			for (q = 1; q <= npv; q++) {
+				if (!used[q])
+					continue
+				printf "%s\"%s\" using 1:%d with linespoints linetype %d title columnhead(%d)", sep, dat, q + 1, q, q + 1 > gp
+				sep = ", \\\n     "
+			}
+			printf "\n" > gp
+		}
+	}
+	printf "unset multiplot\n" > gp
+	close(gp)
+}

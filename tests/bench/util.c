@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - the helpers every benchmark uses: the clock, medians, printing
+ * figures and notes, aligned reservations and a cheap per-page fill/check.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "bench.h"
+
+struct bench_opts bench_opts = {
+	.label = "host",
+	.runs = 5,
+	.max_size = GIB,
+	.budget_ms = 300,
+};
+size_t page_size = 4096;
+
+long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+double median_ll(long long *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_ll);
+	if (n & 1)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* "LABEL RELEASE", e.g. "bookworm 6.1.0-57-amd64". */
+static const char *kernel_name(void)
+{
+	static char buf[256];
+	struct utsname u;
+
+	if (!buf[0]) {
+		if (uname(&u))
+			snprintf(u.release, sizeof(u.release), "unknown");
+		snprintf(buf, sizeof(buf), "%s %s", bench_opts.label,
+			 u.release);
+	}
+	return buf;
+}
+
+void emit(const char *bench, const char *variant, size_t size,
+	  const char *metric, double value, const char *unit)
+{
+	printf("@@BENCH\t%s\t%s\t%s\t%zu\t%s\t%.6g\t%s\n", bench,
+	       kernel_name(), variant, size, metric, value, unit);
+	fflush(stdout);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("# ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mrbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+const char *size_name(size_t n, char *buf, size_t len)
+{
+	if (n >= GIB && !(n % GIB))
+		snprintf(buf, len, "%zuGiB", n / GIB);
+	else if (n >= MIB && !(n % MIB))
+		snprintf(buf, len, "%zuMiB", n / MIB);
+	else if (n >= KIB && !(n % KIB))
+		snprintf(buf, len, "%zuKiB", n / KIB);
+	else
+		snprintf(buf, len, "%zuB", n);
+	return buf;
+}
+
+char *reserve_aligned(size_t len, size_t align, void **res, size_t *res_len)
+{
+	size_t total = len + align;
+	char *p;
+
+	p = mmap(NULL, total, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		die("cannot reserve %zu bytes: %m", total);
+	*res = p;
+	*res_len = total;
+	return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+static unsigned long page_word(unsigned long seed, size_t i)
+{
+	return (seed + i) * 0x9e3779b97f4a7c15UL;
+}
+
+void fill_pages(char *p, size_t len, unsigned long seed)
+{
+	size_t i;
+
+	for (i = 0; i * page_size < len; i++)
+		*(unsigned long *)(p + i * page_size) = page_word(seed, i);
+}
+
+int check_pages(const char *p, size_t len, unsigned long seed)
+{
+	size_t i;
+
+	for (i = 0; i * page_size < len; i++)
+		if (*(const unsigned long *)(p + i * page_size) !=
+		    page_word(seed, i))
+			return 0;
+	return 1;
+}

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vector.c - benchmark 1, the MREMAP_RETAIN thread's vector growth: a buffer
+ * grown by doubling from 4 bytes to bench_opts.max_size, each new half
+ * written as it appears.  Variants: realloc of glibc, jemalloc and TCMalloc
+ * (the last two through LD_PRELOAD, so only in a dynamic build), and a
+ * page-aligned chunk whose growth step is mremap(MREMAP_MAYMOVE) or
+ * mremap_retain() with each backend.
+ *
+ * Every run is a child process (this program again, with --vector-child)
+ * so that getrusage gives each run's own user and system time and peak RSS;
+ * the child reports the loop's wall time through a pipe.  Runs of the
+ * variants take turns, and the median of each figure is printed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <mremap_retain.h>
+
+#include "bench.h"
+
+enum grow { GROW_REALLOC, GROW_MREMAP, GROW_RETAIN };
+
+struct variant {
+	const char *name;
+	enum grow grow;
+	int backend;		/* GROW_RETAIN */
+	const char *preload;	/* GROW_REALLOC through LD_PRELOAD */
+};
+
+#define LIBDIR "/usr/lib/x86_64-linux-gnu/"
+
+static const struct variant variants[] = {
+	{ "glibc-realloc", GROW_REALLOC, 0, NULL },
+	{ "jemalloc-realloc", GROW_REALLOC, 0, LIBDIR "libjemalloc.so.2" },
+	{ "tcmalloc-realloc", GROW_REALLOC, 0, LIBDIR "libtcmalloc_minimal.so.4" },
+	{ "chunk-mremap", GROW_MREMAP, 0, NULL },
+	{ "chunk-module", GROW_RETAIN, MREMAP_RETAIN_BACKEND_MODULE, NULL },
+	{ "chunk-dontunmap", GROW_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP, NULL },
+	{ "chunk-copy", GROW_RETAIN, MREMAP_RETAIN_BACKEND_COPY, NULL },
+};
+#define NVAR (sizeof(variants) / sizeof(variants[0]))
+
+/* The doubling loop with realloc.  Returns 0, 2 if a part lost its bytes,
+ * 4 if growing failed. */
+static int grow_realloc(size_t max)
+{
+	char *p = malloc(4), *q;
+	size_t n;
+	int i;
+
+	if (!p)
+		return 4;
+	memset(p, 1, 4);
+	for (n = 4, i = 2; n < max; n *= 2, i++) {
+		q = realloc(p, 2 * n);
+		if (!q)
+			return 4;
+		p = q;
+		memset(p + n, i, n);
+	}
+	for (n = 4, i = 2; n < max; n *= 2, i++)
+		if (p[n] != (char)i || p[2 * n - 1] != (char)i)
+			return 2;
+	free(p);
+	return 0;
+}
+
+/* The same loop on a page-aligned chunk that grows by moving its pages. */
+static int grow_chunk(size_t max, enum grow how)
+{
+	size_t n, cap = page_size;
+	char *p, *q;
+	int i;
+
+	p = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 4;
+	memset(p, 1, 4);
+	for (n = 4, i = 2; n < max; n *= 2, i++) {
+		if (2 * n > cap) {
+			if (how == GROW_MREMAP)
+				q = mremap(p, cap, 2 * n, MREMAP_MAYMOVE);
+			else
+				q = mremap_retain(p, cap, 2 * n, 0, NULL);
+			if (q == MAP_FAILED) {
+				note("vector: growing %zu to %zu bytes failed: %m",
+				     cap, 2 * n);
+				return 4;
+			}
+			p = q;
+			cap = 2 * n;
+		}
+		memset(p + n, i, n);
+	}
+	for (n = 4, i = 2; n < max; n *= 2, i++)
+		if (p[n] != (char)i || p[2 * n - 1] != (char)i)
+			return 2;
+	return 0;
+}
+
+/* mrbench --vector-child VARIANT MAX: one run; the wall time in ns goes
+ * to stdout.  Exit status 2: wrong bytes; 3: the backend is unavailable;
+ * 4: growing failed. */
+int vector_child(int argc, char **argv)
+{
+	const struct variant *v = NULL;
+	long long t0, t1;
+	size_t i, max;
+	int bad;
+
+	if (argc != 4)
+		die("usage: --vector-child VARIANT MAX");
+	for (i = 0; i < NVAR; i++)
+		if (!strcmp(argv[2], variants[i].name))
+			v = &variants[i];
+	if (!v)
+		die("unknown variant %s", argv[2]);
+	max = strtoull(argv[3], NULL, 0);
+	if (v->grow == GROW_RETAIN && mremap_retain_set_backend(v->backend))
+		return 3;
+	t0 = now_ns();
+	if (v->grow == GROW_REALLOC)
+		bad = grow_realloc(max);
+	else
+		bad = grow_chunk(max, v->grow);
+	t1 = now_ns();
+	if (bad)
+		return bad;
+	printf("%lld\n", t1 - t0);
+	return 0;
+}
+
+static const char *why_not(const struct variant *v)
+{
+	static char buf[160];
+
+	if (v->preload) {
+#ifdef BENCH_STATIC
+		return "static build (the guest has no shared libraries): LD_PRELOAD does not apply";
+#else
+		if (!access(v->preload, R_OK))
+			return NULL;
+		snprintf(buf, sizeof(buf), "%s: %s", v->preload,
+			 strerror(errno));
+		return buf;
+#endif
+	}
+	if (v->grow == GROW_RETAIN && mremap_retain_set_backend(v->backend)) {
+		snprintf(buf, sizeof(buf), "backend %s unavailable here (%s)",
+			 mremap_retain_backend_name(v->backend),
+			 strerror(errno));
+		return buf;
+	}
+	return NULL;
+}
+
+struct run {
+	long long wall, user, sys, rss;	/* ns, ns, ns, KiB */
+};
+
+static int run_once(const char *self, const struct variant *v, size_t max,
+		    struct run *r)
+{
+	char arg[32], out[64];
+	struct rusage ru;
+	int fd[2], st;
+	ssize_t len;
+	pid_t pid;
+
+	snprintf(arg, sizeof(arg), "%zu", max);
+	if (pipe(fd))
+		die("pipe: %m");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (!pid) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		close(fd[1]);
+		if (v->preload)
+			setenv("LD_PRELOAD", v->preload, 1);
+		execl(self, self, "--vector-child", v->name, arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	len = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	if (wait4(pid, &st, 0, &ru) != pid)
+		die("wait4: %m");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || len <= 0) {
+		note("vector: %s: run failed (wait status %#x)%s", v->name, st,
+		     WIFEXITED(st) && WEXITSTATUS(st) == 2 ?
+		     ": the data came out wrong" : "");
+		return -1;
+	}
+	out[len] = 0;
+	r->wall = atoll(out);
+	r->user = ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL;
+	r->sys = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
+	r->rss = ru.ru_maxrss;
+	return 0;
+}
+
+int vector_bench(const char *self)
+{
+	const int runs = bench_opts.runs;
+	const size_t max = bench_opts.max_size;
+	long long wall[NVAR][runs], user[NVAR][runs], sys[NVAR][runs];
+	long long rss[NVAR][runs];
+	int ok[NVAR], n[NVAR], r, failed = 0;
+	char sz[32];
+	size_t i;
+
+	note("vector: doubling from 4 bytes to %s, %d runs per variant",
+	     size_name(max, sz, sizeof(sz)), runs);
+	for (i = 0; i < NVAR; i++) {
+		const char *why = why_not(&variants[i]);
+
+		ok[i] = !why;
+		n[i] = 0;
+		if (why)
+			note("vector: %s skipped: %s", variants[i].name, why);
+	}
+	for (r = 0; r < runs; r++) {
+		for (i = 0; i < NVAR; i++) {
+			struct run x;
+
+			if (!ok[i])
+				continue;
+			if (run_once(self, &variants[i], max, &x)) {
+				ok[i] = 0;
+				failed = 1;
+				continue;
+			}
+			wall[i][n[i]] = x.wall;
+			user[i][n[i]] = x.user;
+			sys[i][n[i]] = x.sys;
+			rss[i][n[i]] = x.rss;
+			n[i]++;
+		}
+	}
+	for (i = 0; i < NVAR; i++) {
+		const char *v = variants[i].name;
+
+		if (!ok[i])
+			continue;
+		emit("vector", v, max, "wall", median_ll(wall[i], n[i]) / 1e6, "ms");
+		emit("vector", v, max, "user", median_ll(user[i], n[i]) / 1e6, "ms");
+		emit("vector", v, max, "sys", median_ll(sys[i], n[i]) / 1e6, "ms");
+		emit("vector", v, max, "peak_rss", median_ll(rss[i], n[i]) / 1024.0, "MiB");
+	}
+	return failed;
+}
