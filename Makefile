@@ -5,6 +5,7 @@
 #   make module KDIR=...    the kernel module against a kernel's build tree
 #   make check              host tests, then the guest suite on every kernel
 #   make bench              benchmarks (figures, never pass/fail)
+#   make demo               everything, then a timed demo in a QEMU guest
 #   make install            library, header, man pages, pkg-config file,
 #                           and the module through DKMS (as root)
 
@@ -58,6 +59,12 @@ uninstall-module:
 	-modprobe -r mremap_retain
 	-dkms remove mremap_retain/$(VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# Everything, then the vector-growth loop with each backend in a guest.
+DEMO_KERNEL ?= bookworm
+demo: vm-deps
+	$(MAKE) --no-print-directory all guest-tests bench-progs
+	tests/bench/demo $(DEMO_KERNEL)
 
 clean:
 	rm -rf $(BUILD)

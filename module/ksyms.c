@@ -40,7 +40,7 @@ static int mrr_redirect_one(struct mrr_ksym *k)
 	 * PERMANENT: ftrace cannot be switched off under us (sysctl
 	 * kernel.ftrace_enabled=0 is refused while we are loaded).
 	 */
-	k->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY |
+	k->ops.flags = mrr_ftrace_flags() | FTRACE_OPS_FL_IPMODIFY |
 		       FTRACE_OPS_FL_PERMANENT;
 	err = ftrace_set_filter_ip(&k->ops, (unsigned long)k->stub, 0, 0);
 	if (err) {
