@@ -14,13 +14,34 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static bool have_dontunmap;
+static bool unchecked_commit;
+
+/*
+ * Before 6.1 the kernel charges a DONTUNMAP move's commit without checking
+ * the overcommit limit (5.10 mm/mremap.c: vm_acct_memory() alone).  There
+ * a mapping of the destination's size and protection is made and dropped
+ * first, so that mmap() does the check (best effort: another thread may
+ * take the commit in between, as with any check-then-act).
+ */
+static bool commit_unchecked(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return true;
+	return major < 6 || (major == 6 && minor < 1);
+}
 
 static void probe(void)
 {
@@ -34,6 +55,7 @@ static void probe(void)
 	q = mremap(p, ps, ps, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
 	if (q != MAP_FAILED) {
 		have_dontunmap = true;
+		unchecked_commit = commit_unchecked();
 		munmap(q, ps);
 	}
 	munmap(p, ps);
@@ -45,10 +67,24 @@ bool mr_dontunmap_available(void)
 	return have_dontunmap;
 }
 
-/* Put back pages moved from @old to @p (n bytes) after a failure. */
-static void move_back(void *p, size_t n, void *old)
+/*
+ * Put back pages moved from @old to @p (n bytes, protection @prot) after a
+ * failure.  mremap() needs the same map-count headroom as the step that
+ * just failed, so it may refuse too: then copy the bytes back (the pages
+ * are new, the contents the same), so that nothing is lost.
+ */
+static void move_back(void *p, size_t n, void *old, int prot)
 {
-	mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old);
+	if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
+		return;
+	if (prot != (PROT_READ | PROT_WRITE)) {
+		mprotect(old, n, PROT_READ | PROT_WRITE);
+		mprotect(p, n, PROT_READ);
+	}
+	memcpy(old, p, n);
+	if (prot != (PROT_READ | PROT_WRITE))
+		mprotect(old, n, prot);
+	munmap(p, n);
 }
 
 int mr_dontunmap_move(const struct mr_req *r, void **out)
@@ -65,6 +101,13 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 		err = mr_lock_precheck(r->old_size, r->new_size);
 	if (err)
 		return err;
+	if (unchecked_commit) {
+		p = mmap(NULL, r->new_size, s.prot, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (p == MAP_FAILED)
+			return errno;
+		munmap(p, r->new_size);
+	}
 	/*
 	 * Claim the destination first for NOREPLACE (atomically), and for a
 	 * FIXED growth, so that the intermediate place cannot fall inside it.
@@ -98,7 +141,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 			   fixed ? dst : NULL);
 		if (p == MAP_FAILED) {
 			err = errno;
-			move_back(via, n, old);
+			move_back(via, n, old, s.prot);
 			goto relock;
 		}
 	}
@@ -108,7 +151,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 		err = mr_lock(p, r->new_size, s.onfault);
 		if (err) {
 			munlock(p, r->new_size);
-			move_back(p, n, old);
+			move_back(p, n, old, s.prot);
 			munmap(p, r->new_size);
 			goto relock;
 		}
