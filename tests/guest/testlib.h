@@ -624,4 +624,68 @@ TL_UNUSED static int tl_kver(void)
 	return a * 1000 + b;
 }
 
+/* ---- raw pagemap entries (appended) ---- */
+
+#define TL_PM_PRESENT	(1ULL << 63)
+#define TL_PM_SWAP	(1ULL << 62)
+#define TL_PM_SOFTDIRTY	(1ULL << 55)
+#define TL_PM_FRAME	((1ULL << 55) - 1)	/* PFN, or swap type and offset */
+
+/*
+ * The raw 64-bit /proc/self/pagemap entry of the page at addr (flags in
+ * the top bits; PFN or swap entry in the low 55 bits, zero unless root);
+ * 0 on error, which reads as "not present, not swapped".
+ */
+TL_UNUSED static uint64_t tl_pagemap(const void *addr)
+{
+	uint64_t e = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &e, 8, (uintptr_t)addr / ps * 8) != 8)
+		e = 0;
+	close(fd);
+	return e;
+}
+
+/* The /proc/kpageflags word of pfn (root only); 0 if unreadable. */
+TL_UNUSED static uint64_t tl_kpageflags(int64_t pfn)
+{
+	uint64_t f = 0;
+	int fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || pfn <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (pread(fd, &f, 8, pfn * 8) != 8)
+		f = 0;
+	close(fd);
+	return f;
+}
+
+#define TL_KPF_KSM	(1ULL << 21)
+#define TL_KPF_THP	(1ULL << 22)
+
+/*
+ * Committed_AS read exactly (root): the kernel folds its per-cpu deltas
+ * when vm.overcommit_memory is set to 2, so it is set to 2, read, and set
+ * back.  -1 if the sysctl cannot be written.
+ */
+TL_UNUSED static long tl_committed_exact_kb(void)
+{
+	static const char *oc = "/proc/sys/vm/overcommit_memory";
+	char mode[16];
+	long c;
+
+	if (tl_read_sys(oc, mode, sizeof(mode)) || tl_write_sys(oc, "2"))
+		return -1;
+	c = tl_meminfo_kb("Committed_AS");
+	if (strcmp(mode, "2"))
+		tl_write_sys(oc, mode);
+	return c;
+}
+
 #endif /* MREMAP_RETAIN_GUEST_TESTLIB_H */
