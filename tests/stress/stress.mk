@@ -7,7 +7,8 @@
 #       one guest at a time (tests/vm/run-in-vm under the machine-wide QEMU
 #       lock), then natively on this host for the dontunmap and copy
 #       backends; prints each run's operations and mismatches, and fails if
-#       any run failed.
+#       any run failed.  Each kernel also runs the leak check with
+#       LEAK_OPS operations (default 100000; the guest suite runs 50000).
 #
 # The guest suite (tests/guest/guest.mk) also runs two programs built here:
 #   build/guest/stress_short  the same stress program, 15 s by default
@@ -25,6 +26,7 @@ STRESS_CFLAGS  := -std=gnu11 $(WARN) -pthread $(CFLAGS)
 STRESS_SECONDS ?= 60
 STRESS_SEED    ?=
 QEMU_LOCK      ?= /tmp/mremap_retain-qemu.lock
+LEAK_OPS       ?= 100000
 
 # For tests/vm/debug.mk: the program and arguments of a guest stress run.
 STRESS_VM_PROG := $(BUILD)/stress/stress
@@ -42,7 +44,7 @@ $(BUILD)/guest/fuzz: $(FUZZ_SRCS) $(FUZZ_HDRS) $(LIB_A)
 	$(CC) $(CPPFLAGS) $(STRESS_CFLAGS) -static $(LDFLAGS) -o $@ $(FUZZ_SRCS) $(LIB_A)
 
 # One guest at a time (flock); every kernel runs even when one fails.
-stress: vm-deps $(BUILD)/stress/stress
+stress: vm-deps $(BUILD)/stress/stress $(BUILD)/guest/leaks
 	@mkdir -p $(BUILD)/stress
 	@rc=0; for k in $(KERNELS); do \
 		echo "==== stress on $$k ($(STRESS_SECONDS) s)"; \
@@ -52,6 +54,12 @@ stress: vm-deps $(BUILD)/stress/stress
 			> $(BUILD)/stress/$$k.log 2>&1; st=$$?; \
 		grep -E '^# (kernel|stress|rerun|MISMATCH|\[)|^not ok|passed,' $(BUILD)/stress/$$k.log; \
 		[ $$st -eq 0 ] || { echo "FAIL: stress on $$k (exit $$st, log $(BUILD)/stress/$$k.log)"; rc=1; }; \
+		echo "==== leaks on $$k ($(LEAK_OPS) operations)"; \
+		flock $(QEMU_LOCK) $(VM_DIR)/run-in-vm --kernel $$k \
+			$(BUILD)/guest/leaks $(LEAK_OPS) \
+			> $(BUILD)/stress/$$k-leaks.log 2>&1; st=$$?; \
+		grep -E '^(ok|not ok)|passed,' $(BUILD)/stress/$$k-leaks.log; \
+		[ $$st -eq 0 ] || { echo "FAIL: leaks on $$k (exit $$st, log $(BUILD)/stress/$$k-leaks.log)"; rc=1; }; \
 	done; \
 	echo "==== stress on the host ($$(uname -r), dontunmap and copy)"; \
 	MREMAP_RETAIN_TEST_HOST=1 $(STRESS_VM_PROG) $(STRESS_VM_ARGS) \
