@@ -14,7 +14,8 @@ $(BUILD)/tests/host/test_%: tests/host/test_%.c $(HOST_DEPS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Iuserlib $(HOST_CFLAGS) -o $@ $< $(LIB_A)
 
-$(BUILD)/tests/host/test_abi: tests/host/test_abi.c $(HOST_DEPS) $(LIB_SO) $(BUILD)/lib/$(LIB_NAME)
+$(BUILD)/tests/host/test_abi: tests/host/test_abi.c $(HOST_DEPS) $(LIB_SO) $(BUILD)/lib/$(LIB_NAME) \
+		$(BUILD)/lib/$(LIB_SONAME)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(HOST_CFLAGS) -o $@ $< -L$(BUILD)/lib -lmremap_retain \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
