@@ -241,14 +241,19 @@ static void as_case(size_t os, size_t ns, const char *tag)
 	munmap(src, os);
 }
 
-static void child_as(void)
+/* A first move outside the limit, so that nothing lazy happens later. */
+static void warm_up(void)
 {
-	/* a first move outside the limit, so nothing lazy happens later */
 	char *w = src_map(ps, 9), *r = mremap_retain(w, ps, 2 * ps, 0, NULL);
 
 	if (r != MAP_FAILED)
 		munmap(r, 2 * ps);
 	munmap(w, ps);
+}
+
+static void child_as(void)
+{
+	warm_up();
 	as_case(8 * ps, 32 * ps, "grow 8 to 32 pages");
 	as_case(8 * ps, 8 * ps, "same size 8 pages");
 	as_case(16 * ps, 4 * ps, "shrink 16 to 4 pages");
@@ -428,11 +433,7 @@ static void memlock_case(size_t os, size_t ns, const char *tag)
 
 static void child_memlock(void)
 {
-	char *w = src_map(ps, 9), *r = mremap_retain(w, ps, 2 * ps, 0, NULL);
-
-	if (r != MAP_FAILED)
-		munmap(r, 2 * ps);
-	munmap(w, ps);
+	warm_up();
 	set_memlock(RLIM_INFINITY);	/* the hard limit, while root */
 	if (setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000)) {
 		rec(0, "[%s] RLIMIT_MEMLOCK: setresuid(1000): %s", BN,
