@@ -14,7 +14,21 @@
 #include <linux/ksm.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
+#include <linux/security.h>
 #include <linux/userfaultfd_k.h>
+#include <asm/tlbflush.h>
+
+/*
+ * struct mmu_gather comes with asm/tlb.h, whose x86 tlb_flush() inline
+ * calls a function that asm/tlbflush.h declares for built-in code only.
+ * That inline is never used here; the header only needs the declaration.
+ */
+#ifdef MODULE
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
+			unsigned long end, unsigned int stride_shift,
+			bool freed_tables);
+#endif
+#include <asm/tlb.h>
 
 #include "compat.h"
 #include "ksyms.h"
@@ -162,6 +176,62 @@ static noinline __noipa int k_mm_populate(unsigned long start, unsigned long len
 	return -ENOMEM;
 }
 
+/* mprotect_fixup() took an mmu_gather in 6.1 and a vma iterator in 6.4. */
+#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
+static noinline __noipa int
+k_mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
+		 struct vm_area_struct *vma, struct vm_area_struct **pprev,
+		 unsigned long start, unsigned long end, vm_flags_t newflags)
+{
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
+}
+#elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
+static noinline __noipa int
+k_mprotect_fixup(struct mmu_gather *tlb, struct vm_area_struct *vma,
+		 struct vm_area_struct **pprev, unsigned long start,
+		 unsigned long end, unsigned long newflags)
+{
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
+}
+#else
+static noinline __noipa int
+k_mprotect_fixup(struct vm_area_struct *vma, struct vm_area_struct **pprev,
+		 unsigned long start, unsigned long end, unsigned long newflags)
+{
+	mrr_stub_reached(__func__);
+	return -ENOMEM;
+}
+#endif
+
+#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI) || defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
+#define MRR_MPROTECT_GATHERS
+static noinline __noipa void k_tlb_gather_mmu(struct mmu_gather *tlb,
+					      struct mm_struct *mm)
+{
+	mrr_stub_reached(__func__);
+}
+
+static noinline __noipa void k_tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	mrr_stub_reached(__func__);
+}
+#endif
+
+/* Without CONFIG_SECURITY the header's inline stands in for the hook. */
+#ifdef CONFIG_SECURITY
+static noinline __noipa int
+k_security_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot,
+			 unsigned long prot)
+{
+	mrr_stub_reached(__func__);
+	return -EPERM;
+}
+#else
+#define k_security_file_mprotect security_file_mprotect
+#endif
+
 #if !defined(MRR_HAVE_MM_GET_UNMAPPED_AREA_MM) && \
 	!defined(MRR_HAVE_MM_GET_UNMAPPED_AREA)
 /* Exported before 6.12 (and not an inline yet): called directly. */
@@ -181,6 +251,14 @@ static struct mrr_ksym mrr_syms[] = {
 #endif
 	MRR_KSYM("__anon_vma_prepare", k_anon_vma_prepare),
 	MRR_KSYM("__mm_populate", k_mm_populate),
+	MRR_KSYM("mprotect_fixup", k_mprotect_fixup),
+#ifdef MRR_MPROTECT_GATHERS
+	MRR_KSYM("tlb_gather_mmu", k_tlb_gather_mmu),
+	MRR_KSYM("tlb_finish_mmu", k_tlb_finish_mmu),
+#endif
+#ifdef CONFIG_SECURITY
+	MRR_KSYM("security_file_mprotect", k_security_file_mprotect),
+#endif
 };
 
 static int *mrr_sysctl_max_map_count;
@@ -455,4 +533,43 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 	return k_move_page_tables(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks, false);
 #endif
+}
+
+int mrr_protect_none(struct mm_struct *mm, unsigned long start,
+		     unsigned long end)
+{
+	struct vm_area_struct *vma, *prev;
+	vm_flags_t newflags;
+	int err;
+#ifdef MRR_MPROTECT_GATHERS
+	VMA_ITERATOR(vmi, mm, start);
+	struct mmu_gather tlb;
+
+	/* Find prev and leave the iterator on vma, as do_mprotect_pkey(). */
+	vma = vma_find(&vmi, end);
+	prev = vma_prev(&vmi);
+	if (start > vma->vm_start)
+		prev = vma;
+	vma = vma_find(&vmi, end);
+#else
+	vma = find_vma(mm, start);
+	prev = start > vma->vm_start ? vma : vma->vm_prev;
+#endif
+	/* The pkey stays: it is reset only for execute-only mappings. */
+	newflags = vma->vm_flags & ~VM_ACCESS_FLAGS;
+	err = k_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
+	if (err)
+		return err;
+#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
+	k_tlb_gather_mmu(&tlb, mm);
+	err = k_mprotect_fixup(&vmi, &tlb, vma, &prev, start, end, newflags);
+	k_tlb_finish_mmu(&tlb);
+#elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
+	k_tlb_gather_mmu(&tlb, mm);
+	err = k_mprotect_fixup(&tlb, vma, &prev, start, end, newflags);
+	k_tlb_finish_mmu(&tlb);
+#else
+	err = k_mprotect_fixup(vma, &prev, start, end, newflags);
+#endif
+	return err;
 }

@@ -67,6 +67,19 @@ void mrr_vma_forget_pages(struct vm_area_struct *vma);
 void mrr_zap(struct vm_area_struct *vma, unsigned long start,
 	     unsigned long size);
 int mrr_mm_populate(unsigned long start, unsigned long len);
+/*
+ * mprotect(@start, @end - @start, PROT_NONE), for a range inside one VMA
+ * that is mapped, anonymous, not executable and not sealed.
+ */
+int mrr_protect_none(struct mm_struct *mm, unsigned long start,
+		     unsigned long end);
+
+/* Shadow stacks (6.6+) are anonymous too, but not released like memory. */
+#ifdef VM_SHADOW_STACK
+#define MRR_VM_SHADOW_STACK	VM_SHADOW_STACK
+#else
+#define MRR_VM_SHADOW_STACK	VM_NONE
+#endif
 
 /*
  * Create the destination VMA as a copy of @*vmap's range at @addr; the

@@ -15,13 +15,14 @@
 #include <mremap_retain/ioctl.h>
 
 #include "compat.h"
+#include "decommit.h"
 #include "move.h"
 
 static long mrr_ioctl_info(struct mremap_retain_info __user *uarg)
 {
 	struct mremap_retain_info info = {
 		.abi_version = MREMAP_RETAIN_ABI_VERSION,
-		.features = MREMAP_RETAIN_FEAT_MOVE,
+		.features = MREMAP_RETAIN_FEAT_MOVE | MREMAP_RETAIN_FEAT_DECOMMIT,
 	};
 
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
@@ -54,6 +55,17 @@ static long mrr_ioctl_move(struct mremap_retain_move __user *uarg)
 	return mrr_move(&req);
 }
 
+static long mrr_ioctl_decommit(struct mremap_retain_decommit __user *uarg)
+{
+	struct mremap_retain_decommit arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved)
+		return -EINVAL;
+	return mrr_decommit(arg.addr, arg.size);
+}
+
 static long mrr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -63,6 +75,8 @@ static long mrr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return mrr_ioctl_info(uarg);
 	case MREMAP_RETAIN_IOC_MOVE:
 		return mrr_ioctl_move(uarg);
+	case MREMAP_RETAIN_IOC_DECOMMIT:
+		return mrr_ioctl_decommit(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * backend_module.c - one MREMAP_RETAIN_IOC_MOVE ioctl on /dev/mremap_retain.
- * The device is opened and its ABI checked once; the module does every
- * check of the source itself.
+ * backend_module.c - one ioctl on /dev/mremap_retain per move (and per
+ * decommit, where the module offers it).  The device is opened and its ABI
+ * checked once; the module does every check of the range itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 static pthread_once_t open_once = PTHREAD_ONCE_INIT;
 static int dev_fd = -1;
+static unsigned int dev_features;
 
 static void open_device(void)
 {
@@ -31,6 +32,7 @@ static void open_device(void)
 		close(fd);
 		return;
 	}
+	dev_features = info.features;
 	dev_fd = fd;
 }
 
@@ -57,4 +59,20 @@ int mr_module_move(const struct mr_req *r, void **out)
 		return errno;
 	*out = (void *)(uintptr_t)m.new_addr;
 	return 0;
+}
+
+bool mr_module_decommit_available(void)
+{
+	return mr_module_available() &&
+	       (dev_features & MREMAP_RETAIN_FEAT_DECOMMIT);
+}
+
+int mr_module_decommit(void *addr, size_t len)
+{
+	struct mremap_retain_decommit d = {
+		.addr = (uintptr_t)addr,
+		.size = len,
+	};
+
+	return ioctl(dev_fd, MREMAP_RETAIN_IOC_DECOMMIT, &d) ? errno : 0;
 }

@@ -27,21 +27,38 @@ int mr_decommit_with(int method, void *addr, size_t len)
 	return 0;
 }
 
+int mr_decommit_range(int method, void *addr, size_t len)
+{
+	int err;
+
+	if (method == MR_DECOMMIT_MODULE) {
+		/* The module checks and releases under one lock; it hands
+		 * back what it leaves to the system calls (EOPNOTSUPP). */
+		err = mr_module_decommit(addr, len);
+		if (err != EOPNOTSUPP)
+			return err;
+		method = mr_decommit_fallback();
+	}
+	/* Nothing may change if part of the range is not mapped; MS_ASYNC
+	 * does no work and fails with ENOMEM on a hole, as mprotect does. */
+	if (msync(addr, len, MS_ASYNC))
+		return errno;
+	return mr_decommit_with(method, addr, len);
+}
+
 MR_API int mremap_retain_decommit(void *addr, size_t len)
 {
 	const size_t mask = mr_page_size() - 1;
-	int err;
+	int err, method;
 
 	if (((uintptr_t)addr & mask) || !len || len > UINTPTR_MAX - mask)
 		err = EINVAL;
 	else if ((len = (len + mask) & ~mask) > UINTPTR_MAX - (uintptr_t)addr)
 		err = EINVAL;
-	/* Nothing may change if part of the range is not mapped; MS_ASYNC
-	 * does no work and fails with ENOMEM on a hole, as mprotect does. */
-	else if (msync(addr, len, MS_ASYNC))
-		err = errno;
+	else if (!(method = mr_decommit_method()))
+		err = ENOTSUP;
 	else
-		err = mr_decommit_with(mr_decommit_method(), addr, len);
+		err = mr_decommit_range(method, addr, len);
 	if (!err)
 		return 0;
 	errno = err;

@@ -66,6 +66,8 @@ int mr_backend_current(void);	/* a backend, or 0: calls fail with ENOTSUP */
 /* backend_*.c */
 bool mr_module_available(void);
 int mr_module_move(const struct mr_req *r, void **out);
+bool mr_module_decommit_available(void);
+int mr_module_decommit(void *addr, size_t len);
 bool mr_dontunmap_available(void);
 int mr_dontunmap_move(const struct mr_req *r, void **out);
 int mr_copy_move(const struct mr_req *r, void **out);
@@ -94,8 +96,15 @@ int mr_dest_map(const struct mr_req *r, int prot, void **out);
 enum mr_decommit_method {
 	MR_DECOMMIT_MMAP = 1,		/* mmap(PROT_NONE, MAP_FIXED) */
 	MR_DECOMMIT_MPROTECT = 2,	/* mprotect(PROT_NONE) + MADV_DONTNEED */
+	MR_DECOMMIT_MODULE = 3,		/* MREMAP_RETAIN_IOC_DECOMMIT */
 };
+/* The method of each call (0: forced to one that is not available here),
+ * and the system call method the module hands its exceptions back to. */
 int mr_decommit_method(void);
+int mr_decommit_fallback(void);
+/* One release by @method, without the hole check of the system calls. */
 int mr_decommit_with(int method, void *addr, size_t len);
+/* One whole release, as mremap_retain_decommit() makes it. */
+int mr_decommit_range(int method, void *addr, size_t len);
 
 #endif /* MREMAP_RETAIN_INTERNAL_H */

@@ -20,6 +20,7 @@
 #define MREMAP_RETAIN_ABI_VERSION	1
 
 #define MREMAP_RETAIN_FEAT_MOVE		(1U << 0)	/* MREMAP_RETAIN_IOC_MOVE */
+#define MREMAP_RETAIN_FEAT_DECOMMIT	(1U << 1)	/* MREMAP_RETAIN_IOC_DECOMMIT */
 
 /* Flags of struct mremap_retain_move (same values as the library's). */
 #define MREMAP_RETAIN_MOVE_FIXED	0x1U	/* new_addr is the destination */
@@ -42,6 +43,21 @@ struct mremap_retain_move {
 	__u32 reserved;		/* must be zero (EINVAL otherwise) */
 };
 
+/*
+ * Release [addr, addr + size) as mprotect(PROT_NONE) and then
+ * madvise(MADV_DONTNEED) would, under one lock: the contents are discarded,
+ * the range stays mapped and every access faults until it is mprotect()ed
+ * back.  Nothing changes on failure: ENOMEM if part of the range is not
+ * mapped, EPERM if part is sealed, EOPNOTSUPP if part is memory the module
+ * leaves to those two system calls (anything but private anonymous memory
+ * that is unlocked, not executable and not registered with userfaultfd).
+ */
+struct mremap_retain_decommit {
+	__u64 addr;
+	__u64 size;
+	__u64 reserved;		/* must be zero (EINVAL otherwise) */
+};
+
 struct mremap_retain_info {
 	__u32 abi_version;	/* out: MREMAP_RETAIN_ABI_VERSION */
 	__u32 features;		/* out: MREMAP_RETAIN_FEAT_* */
@@ -56,5 +72,6 @@ struct mremap_retain_info {
 
 #define MREMAP_RETAIN_IOC_INFO	_IOR(MREMAP_RETAIN_IOC_MAGIC, 0x00, struct mremap_retain_info)
 #define MREMAP_RETAIN_IOC_MOVE	_IOWR(MREMAP_RETAIN_IOC_MAGIC, 0x01, struct mremap_retain_move)
+#define MREMAP_RETAIN_IOC_DECOMMIT	_IOW(MREMAP_RETAIN_IOC_MAGIC, 0x02, struct mremap_retain_decommit)
 
 #endif /* _UAPI_MREMAP_RETAIN_IOCTL_H */
