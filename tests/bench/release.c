@@ -7,10 +7,12 @@
  *	mmap-fixed		mmap(PROT_NONE, MAP_FIXED) over the chunk
  *	mprotect+dontneed	mprotect(PROT_NONE) + madvise(MADV_DONTNEED)
  *	mprotect+free		mprotect(PROT_NONE) + madvise(MADV_FREE)
- *	decommit		mremap_retain_decommit() (the library's choice)
+ *	decommit		mremap_retain_decommit() (the library's choice:
+ *				the module's ioctl or one of the first two)
+ *	module-ioctl		the module's DECOMMIT ioctl alone (guests only)
  * Figures: median ns of a release, and of the reuse that follows it (freeing
  * page tables or pages moves cost to the next first touch).  The methods
- * take turns so that they share the machine's noise.
+ * take turns, in a rotating order, so that they share the machine's noise.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,13 +29,14 @@
 #define MADV_FREE 8
 #endif
 
-enum rel { REL_MMAP, REL_DONTNEED, REL_FREE, REL_DECOMMIT, NREL };
+enum rel { REL_MMAP, REL_DONTNEED, REL_FREE, REL_DECOMMIT, REL_IOCTL, NREL };
 
 static const char *const rel_names[NREL] = {
 	[REL_MMAP] = "mmap-fixed",
 	[REL_DONTNEED] = "mprotect+dontneed",
 	[REL_FREE] = "mprotect+free",
 	[REL_DECOMMIT] = "decommit",
+	[REL_IOCTL] = "module-ioctl",
 };
 
 #define MIN_ROUNDS	20
@@ -52,6 +55,9 @@ static int release(int m, char *p, size_t len)
 		return madvise(p, len, m == REL_FREE ? MADV_FREE : MADV_DONTNEED);
 	case REL_DECOMMIT:
 		return mremap_retain_decommit(p, len);
+	case REL_IOCTL:
+		errno = mr_module_decommit(p, len);
+		return errno ? -1 : 0;
 	}
 	return -1;
 }
@@ -78,17 +84,18 @@ static int zero_pages(const char *p, size_t len)
 }
 
 static long long t_rel[NREL][MAX_ROUNDS], t_use[NREL][MAX_ROUNDS];
+static int nrel = NREL;		/* without the module: no module-ioctl */
 
 static void one_size(size_t c)
 {
-	const long long budget = bench_opts.budget_ms * 1000000LL * NREL;
+	const long long budget = bench_opts.budget_ms * 1000000LL * nrel;
 	size_t align = c > 2 * MIB ? c : 2 * MIB, res_len[NREL];
 	char *chunk[NREL], sz[32];
 	long long start;
 	void *res[NREL];
-	int m, r;
+	int k, m, r;
 
-	for (m = 0; m < NREL; m++) {
+	for (m = 0; m < nrel; m++) {
 		char *base = reserve_aligned(3 * c, align, &res[m], &res_len[m]);
 
 		if (mmap(base, 3 * c, PROT_READ | PROT_WRITE, MAP_PRIVATE |
@@ -101,8 +108,13 @@ static void one_size(size_t c)
 	for (r = 0; r < MAX_ROUNDS; r++) {
 		if (r >= MIN_ROUNDS && now_ns() - start >= budget)
 			break;
-		for (m = 0; m < NREL; m++) {
+		/* Each round starts with the next method, so that none
+		 * always follows the same one (TCG's software TLB and
+		 * translation caches carry costs from one to the next). */
+		for (k = 0; k < nrel; k++) {
 			long long t0, t1, t2;
+
+			m = (r + k) % nrel;
 
 			t0 = now_ns();
 			if (release(m, chunk[m], c))
@@ -115,7 +127,7 @@ static void one_size(size_t c)
 			t_use[m][r] = t2 - t1;
 		}
 	}
-	for (m = 0; m < NREL; m++) {
+	for (m = 0; m < nrel; m++) {
 		/* Once more, untimed: the chunk must come back zeroed (except
 		 * MADV_FREE, whose pages stay until memory runs short). */
 		if (release(m, chunk[m], c) ||
@@ -138,9 +150,16 @@ int release_bench(void)
 	static const size_t sizes[] = { 4 * KIB, 64 * KIB, 2 * MIB };
 	size_t i;
 
+	static const char *const method[] = {
+		[MR_DECOMMIT_MMAP] = "mmap-fixed",
+		[MR_DECOMMIT_MPROTECT] = "mprotect+dontneed",
+		[MR_DECOMMIT_MODULE] = "module ioctl",
+	};
+
+	if (!mr_module_decommit_available())
+		nrel = REL_IOCTL;
 	note("release: decommit uses the %s method here",
-	     mr_decommit_method() == MR_DECOMMIT_MPROTECT ?
-	     "mprotect+dontneed" : "mmap-fixed");
+	     method[mr_decommit_method()]);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		one_size(sizes[i]);
 	return 0;
