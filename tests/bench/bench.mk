@@ -17,18 +17,13 @@ BENCH_CFLAGS := -std=gnu11 $(WARN) -pthread $(CFLAGS) -Iuserlib
 
 .PHONY: bench-host bench-deps bench-progs
 
-# mrbench runs in the guest (static: the guest has no shared libraries);
-# mrbench-host is dynamic, so that jemalloc and TCMalloc can be preloaded.
+# mrbench is linked dynamically, so that jemalloc and TCMalloc can be
+# preloaded; the guests get the host's libraries with it (mkinitramfs).
 $(BUILD)/bench/mrbench: $(BENCH_SRCS) $(BENCH_HDRS) $(LIB_A)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) -DBENCH_STATIC -static $(LDFLAGS) \
-		-o $@ $(BENCH_SRCS) $(LIB_A)
-
-$(BUILD)/bench/mrbench-host: $(BENCH_SRCS) $(BENCH_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A)
 
-bench-progs: $(BUILD)/bench/mrbench $(BUILD)/bench/mrbench-host
+bench-progs: $(BUILD)/bench/mrbench
 
 bench-deps:
 	tests/bench/deps

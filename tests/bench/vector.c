@@ -143,15 +143,11 @@ static const char *why_not(const struct variant *v)
 	static char buf[160];
 
 	if (v->preload) {
-#ifdef BENCH_STATIC
-		return "static build (the guest has no shared libraries): LD_PRELOAD does not apply";
-#else
 		if (!access(v->preload, R_OK))
 			return NULL;
 		snprintf(buf, sizeof(buf), "%s: %s", v->preload,
 			 strerror(errno));
 		return buf;
-#endif
 	}
 	if (v->grow == GROW_RETAIN && mremap_retain_set_backend(v->backend)) {
 		snprintf(buf, sizeof(buf), "backend %s unavailable here (%s)",

@@ -109,6 +109,23 @@ is_static_elf() {
 		LC_ALL=C readelf -h -- "$f" 2>/dev/null | grep -q 'X86-64'
 }
 
+# A dynamically linked x86-64 executable or shared library of the host.
+is_dynamic_elf() {
+	local f=$1 hdr
+	[ -f "$f" ] || return 1
+	hdr=$(od -An -tx1 -N5 -- "$f" | tr -d ' \n')
+	[ "$hdr" = 7f454c4602 ] &&
+		LC_ALL=C readelf -dW -- "$f" 2>/dev/null | grep -q '(NEEDED)' &&
+		LC_ALL=C readelf -h -- "$f" 2>/dev/null | grep -q 'X86-64'
+}
+
+# The host's shared libraries that FILE needs, FILE excluded, with the
+# dynamic loader: one absolute path a line.
+host_libs() {
+	LC_ALL=C ldd -- "$1" 2>/dev/null |
+		sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p'
+}
+
 # Copy a kernel module, decompressing .ko.xz/.ko.zst/.ko.gz to a plain .ko
 # (busybox insmod loads only plain ones).
 copy_ko() {
