@@ -261,6 +261,26 @@ static struct mrr_ksym mrr_syms[] = {
 #endif
 };
 
+/*
+ * How the functions of mrr_syms are called: through their stubs and the
+ * ftrace redirect, or, where nothing forbids an indirect call (no IBT, see
+ * ksyms.h), through the resolved address, which spares the trampoline.
+ */
+#ifdef MRR_DIRECT_CALLS
+static __always_inline unsigned long mrr_sym_addr(void *stub)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(mrr_syms); i++)
+		if (mrr_syms[i].stub == stub)
+			return mrr_syms[i].addr;
+	return (unsigned long)stub;	/* a header inline (no CONFIG_SECURITY) */
+}
+#define KCALL(stub)	((typeof(&(stub)))mrr_sym_addr((void *)(stub)))
+#else
+#define KCALL(stub)	(stub)
+#endif
+
 static int *mrr_sysctl_max_map_count;
 static unsigned long *mrr_mmap_min_addr_p;
 static struct percpu_counter *mrr_committed_as;
@@ -394,15 +414,15 @@ bool mrr_may_expand_vm(struct mm_struct *mm, struct vm_area_struct *vma,
 		       unsigned long npages)
 {
 #ifdef MRR_HAVE_VMA_FLAGS_T
-	return k_may_expand_vm(mm, &vma->flags, npages);
+	return KCALL(k_may_expand_vm)(mm, &vma->flags, npages);
 #else
-	return k_may_expand_vm(mm, vma->vm_flags, npages);
+	return KCALL(k_may_expand_vm)(mm, vma->vm_flags, npages);
 #endif
 }
 
 int mrr_vm_enough_memory(struct mm_struct *mm, long pages)
 {
-	return k_security_vm_enough_memory_mm(mm, pages);
+	return KCALL(k_security_vm_enough_memory_mm)(mm, pages);
 }
 
 /* vm_unacct_memory() is an inline on variables that are not exported. */
@@ -414,7 +434,7 @@ void mrr_vm_unacct_memory(long pages)
 
 void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages)
 {
-	k_vm_stat_account(mm, flags, npages);
+	KCALL(k_vm_stat_account)(mm, flags, npages);
 }
 
 unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
@@ -431,18 +451,18 @@ unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
 
 int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len)
 {
-	return k_do_munmap(mm, start, len, NULL);
+	return KCALL(k_do_munmap)(mm, start, len, NULL);
 }
 
 int mrr_split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		  unsigned long addr, int new_below)
 {
 #ifdef MRR_HAVE_SPLIT_VMA_MM
-	return k_split_vma(mm, vma, addr, new_below);
+	return KCALL(k_split_vma)(mm, vma, addr, new_below);
 #else
 	VMA_ITERATOR(vmi, mm, addr);
 
-	return k_split_vma(&vmi, vma, addr, new_below);
+	return KCALL(k_split_vma)(&vmi, vma, addr, new_below);
 #endif
 }
 
@@ -459,14 +479,14 @@ int mrr_anon_vma_prepare(struct vm_area_struct *vma)
 {
 	if (likely(vma->anon_vma))
 		return 0;
-	return k_anon_vma_prepare(vma);
+	return KCALL(k_anon_vma_prepare)(vma);
 }
 
 void mrr_vma_forget_pages(struct vm_area_struct *vma)
 {
 #ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
 	mrr_vma_start_write(vma);
-	k_unlink_anon_vmas(vma);
+	KCALL(k_unlink_anon_vmas)(vma);
 	/* The invariant of an unfaulted anonymous VMA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 #endif
@@ -486,7 +506,7 @@ void mrr_zap(struct vm_area_struct *vma, unsigned long start,
 
 int mrr_mm_populate(unsigned long start, unsigned long len)
 {
-	return k_mm_populate(start, len, 1);
+	return KCALL(k_mm_populate)(start, len, 1);
 }
 
 struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
@@ -502,9 +522,9 @@ struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
 	 */
 	if (mrr_anon_vma_prepare(*vmap))
 		return NULL;
-	return k_copy_vma(vmap, addr, len, pgoff, need_rmap_locks);
+	return KCALL(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks);
 #else
-	return k_copy_vma(vmap, addr, len, pgoff, need_rmap_locks, true);
+	return KCALL(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks, true);
 #endif
 }
 
@@ -515,7 +535,7 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 				   bool need_rmap_locks)
 {
 #if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-	return k_move_page_tables(vma, old_addr, new_vma, new_addr, len,
+	return KCALL(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks);
 #elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
 	struct pagetable_move_control pmc = {
@@ -528,9 +548,9 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 		.need_rmap_locks = need_rmap_locks,
 	};
 
-	return k_move_page_tables(&pmc);
+	return KCALL(k_move_page_tables)(&pmc);
 #else
-	return k_move_page_tables(vma, old_addr, new_vma, new_addr, len,
+	return KCALL(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks, false);
 #endif
 }
@@ -557,19 +577,19 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 #endif
 	/* The pkey stays: it is reset only for execute-only mappings. */
 	newflags = vma->vm_flags & ~VM_ACCESS_FLAGS;
-	err = k_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
+	err = KCALL(k_security_file_mprotect)(vma, PROT_NONE, PROT_NONE);
 	if (err)
 		return err;
 #if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
-	k_tlb_gather_mmu(&tlb, mm);
-	err = k_mprotect_fixup(&vmi, &tlb, vma, &prev, start, end, newflags);
-	k_tlb_finish_mmu(&tlb);
+	KCALL(k_tlb_gather_mmu)(&tlb, mm);
+	err = KCALL(k_mprotect_fixup)(&vmi, &tlb, vma, &prev, start, end, newflags);
+	KCALL(k_tlb_finish_mmu)(&tlb);
 #elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-	k_tlb_gather_mmu(&tlb, mm);
-	err = k_mprotect_fixup(&tlb, vma, &prev, start, end, newflags);
-	k_tlb_finish_mmu(&tlb);
+	KCALL(k_tlb_gather_mmu)(&tlb, mm);
+	err = KCALL(k_mprotect_fixup)(&tlb, vma, &prev, start, end, newflags);
+	KCALL(k_tlb_finish_mmu)(&tlb);
 #else
-	err = k_mprotect_fixup(vma, &prev, start, end, newflags);
+	err = KCALL(k_mprotect_fixup)(vma, &prev, start, end, newflags);
 #endif
 	return err;
 }

@@ -153,9 +153,11 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 			err = -EOPNOTSUPP;
 			goto fail;
 		}
+#ifndef MRR_DIRECT_CALLS
 		err = mrr_redirect_one(&syms[i]);
 		if (err)
 			goto fail;
+#endif
 	}
 	return 0;
 fail:

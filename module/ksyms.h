@@ -13,12 +13,22 @@
  *
  * A stub body runs only if its redirect is missing, which mrr_ksyms_init()
  * rules out before the device is registered; it warns and fails safe.
+ *
+ * Where the kernel has neither IBT nor Clang's CFI (Debian's 5.10 and 6.1),
+ * nothing forbids an indirect call, and the ftrace trampoline costs about
+ * 0.1 us a call (a full register save before 5.11): there the resolved
+ * addresses are called through typed pointers instead (MRR_DIRECT_CALLS)
+ * and only kallsyms_lookup_name() is reached through a redirect, at load.
  */
 #ifndef MRR_KSYMS_H
 #define MRR_KSYMS_H
 
 #include <linux/ftrace.h>
 #include <linux/types.h>
+
+#if !defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
+#define MRR_DIRECT_CALLS
+#endif
 
 struct mrr_ksym {
 	const char *name;	/* kernel symbol */
