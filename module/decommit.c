@@ -7,7 +7,10 @@
  *
  * Every check runs before anything changes: a hole, a sealed mapping or a
  * mapping left to user space fails the call with nothing done, where the
- * two system calls could stop halfway.  Only private anonymous memory that
+ * two system calls could stop halfway.  The pages go first and the
+ * protection after, which spares one TLB flush (see mrr_decommit_locked());
+ * so an allocation failure in the split of a mapping, the one error left
+ * after the checks, leaves the range released but accessible.  Only private anonymous memory that
  * is neither locked, executable, a shadow stack nor registered with
  * userfaultfd is released here; for the rest the library uses the system
  * calls, which know how to unlock, notify a userfaultfd monitor or reset an
@@ -71,20 +74,24 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	if (err)
 		return err;
 	/*
-	 * Protection first, as the system calls do it: from here on a
-	 * racing access faults instead of refilling what is released.
+	 * Pages first, then protection: with no page left, mprotect_fixup()
+	 * changes no entry and flushes no TLB, so the release costs one
+	 * flush where the two system calls pay two.  Nothing can refill the
+	 * range in between: faults wait for mmap_lock, or, with per-VMA
+	 * locks, for the VMA write locks taken here first.
 	 */
+	for (addr = start; addr < end; addr = next) {
+		vma = mrr_vma_lookup(mm, addr);
+		next = min(end, vma->vm_end);
+		mrr_vma_start_write(vma);
+		mrr_zap(vma, addr, next - addr);
+	}
 	for (addr = start; addr < end; addr = next) {
 		vma = mrr_vma_lookup(mm, addr);
 		next = min(end, vma->vm_end);
 		err = mrr_protect_none(mm, addr, next);
 		if (err)
 			return err;
-	}
-	for (addr = start; addr < end; addr = next) {
-		vma = mrr_vma_lookup(mm, addr);
-		next = min(end, vma->vm_end);
-		mrr_zap(vma, addr, next - addr);
 	}
 	return 0;
 }

@@ -49,14 +49,15 @@ static int release(int m, void *addr, size_t len)
 /*
  * Release the middle page of three, as an allocator releases one chunk of
  * a larger reservation, by each of the first @n methods (numbered from 1)
- * in turn, so that they share the noise.  Leaves the median time of each in @median.
+ * in turn, so that they share the noise.  Leaves the median time of each
+ * in @median.
  */
 static int calibrate(int n, long long median[])
 {
 	static long long t[3][ROUNDS];
 	size_t ps = mr_page_size();
 	char *region, *page;
-	int i, m, ok = 0;
+	int i, k, m, ok = 0;
 
 	region = mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -64,9 +65,15 @@ static int calibrate(int n, long long median[])
 		return 0;
 	page = region + ps;
 	for (i = 0; i < ROUNDS; i++) {
-		for (m = 0; m < n; m++) {
+		/* Forward and backward rotations in turn: no method always
+		 * follows the same one (on emulated machines that shifts
+		 * costs from one call to the next). */
+		for (k = 0; k < n; k++) {
 			long long t0;
 
+			m = (i / 2 + k) % n;
+			if (i & 1)
+				m = n - 1 - m;
 			if (mprotect(page, ps, PROT_READ | PROT_WRITE))
 				goto out;
 			page[0] = 1;

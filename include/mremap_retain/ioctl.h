@@ -47,10 +47,13 @@ struct mremap_retain_move {
  * Release [addr, addr + size) as mprotect(PROT_NONE) and then
  * madvise(MADV_DONTNEED) would, under one lock: the contents are discarded,
  * the range stays mapped and every access faults until it is mprotect()ed
- * back.  Nothing changes on failure: ENOMEM if part of the range is not
- * mapped, EPERM if part is sealed, EOPNOTSUPP if part is memory the module
- * leaves to those two system calls (anything but private anonymous memory
- * that is unlocked, not executable and not registered with userfaultfd).
+ * back.  The errors below change nothing: ENOMEM if part of the range is
+ * not mapped, EPERM if part is sealed, EOPNOTSUPP if part is memory the
+ * module leaves to those two system calls (anything but private anonymous
+ * memory that is unlocked, not executable and not registered with
+ * userfaultfd, or no room in vm.max_map_count for a split).  Only if the
+ * kernel runs out of memory while splitting a mapping (ENOMEM, after the
+ * checks) may the range be left released but still accessible.
  */
 struct mremap_retain_decommit {
 	__u64 addr;

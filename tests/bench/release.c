@@ -12,9 +12,11 @@
  *	module-ioctl		the module's DECOMMIT ioctl alone (guests only)
  * Figures: median ns of a release, and of the reuse that follows it (freeing
  * page tables or pages moves cost to the next first touch).  The methods
- * take turns, in a rotating order, so that they share the machine's noise.
+ * take turns, in a random order each round, so that they share the
+ * machine's noise and none always follows the same one.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,22 @@ static int zero_pages(const char *p, size_t len)
 static long long t_rel[NREL][MAX_ROUNDS], t_use[NREL][MAX_ROUNDS];
 static int nrel = NREL;		/* without the module: no module-ioctl */
 
+/* Fisher-Yates with xorshift64: a fixed seed, so that runs are alike. */
+static void shuffle(int *a, int n, uint64_t *seed)
+{
+	int i, j, t;
+
+	for (i = 0; i < n; i++)
+		a[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		*seed ^= *seed << 13;
+		*seed ^= *seed >> 7;
+		*seed ^= *seed << 17;
+		j = *seed % (i + 1);
+		t = a[i], a[i] = a[j], a[j] = t;
+	}
+}
+
 static void one_size(size_t c)
 {
 	const long long budget = bench_opts.budget_ms * 1000000LL * nrel;
@@ -93,7 +111,8 @@ static void one_size(size_t c)
 	char *chunk[NREL], sz[32];
 	long long start;
 	void *res[NREL];
-	int k, m, r;
+	int order[NREL], k, m, r;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
 	for (m = 0; m < nrel; m++) {
 		char *base = reserve_aligned(3 * c, align, &res[m], &res_len[m]);
@@ -108,13 +127,14 @@ static void one_size(size_t c)
 	for (r = 0; r < MAX_ROUNDS; r++) {
 		if (r >= MIN_ROUNDS && now_ns() - start >= budget)
 			break;
-		/* Each round starts with the next method, so that none
-		 * always follows the same one (TCG's software TLB and
-		 * translation caches carry costs from one to the next). */
+		/* A new random order each round, so that no method always
+		 * follows the same one (TCG's software TLB and translation
+		 * caches carry costs from one call to the next). */
+		shuffle(order, nrel, &seed);
 		for (k = 0; k < nrel; k++) {
 			long long t0, t1, t2;
 
-			m = (r + k) % nrel;
+			m = order[k];
 
 			t0 = now_ns();
 			if (release(m, chunk[m], c))
