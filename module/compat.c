@@ -263,23 +263,20 @@ static struct mrr_ksym mrr_syms[] = {
 
 /*
  * How the functions of mrr_syms are called: through their stubs and the
- * ftrace redirect, or, where nothing forbids an indirect call (no IBT, see
- * ksyms.h), through the resolved address, which spares the trampoline.
+ * ftrace redirect, or through the resolved address where an indirect call
+ * is allowed (see ksyms.h).
  */
-#ifdef MRR_DIRECT_CALLS
 static __always_inline unsigned long mrr_sym_addr(void *stub)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(mrr_syms); i++)
 		if (mrr_syms[i].stub == stub)
-			return mrr_syms[i].addr;
+			return mrr_syms[i].direct ? mrr_syms[i].addr :
+						    (unsigned long)stub;
 	return (unsigned long)stub;	/* a header inline (no CONFIG_SECURITY) */
 }
 #define KCALL(stub)	((typeof(&(stub)))mrr_sym_addr((void *)(stub)))
-#else
-#define KCALL(stub)	(stub)
-#endif
 
 static int *mrr_sysctl_max_map_count;
 static unsigned long *mrr_mmap_min_addr_p;

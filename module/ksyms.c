@@ -7,6 +7,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/kernel.h>
+#include <linux/uaccess.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/string.h>
@@ -56,6 +57,23 @@ static int mrr_redirect_one(struct mrr_ksym *k)
 	}
 	k->registered = true;
 	return 0;
+}
+
+/* The encoding of endbr64 (f3 0f 1e fa), read as a little-endian u32. */
+#define MRR_ENDBR64 0xfa1e0ff3U
+
+/* Whether an indirect call to the kernel function at @addr is allowed. */
+static bool mrr_may_call_directly(unsigned long addr)
+{
+	u32 insn;
+
+	if (IS_ENABLED(CONFIG_CFI_CLANG))
+		return false;
+	if (!IS_ENABLED(CONFIG_X86_KERNEL_IBT))
+		return true;
+	if (copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)))
+		return false;
+	return insn == MRR_ENDBR64;
 }
 
 /* kallsyms_lookup_name() is not exported either; a kprobe reveals it. */
@@ -111,7 +129,7 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 		   const struct mrr_kvar *vars, size_t nvars)
 {
 	unsigned long addr;
-	size_t i;
+	size_t i, n;
 	int err;
 
 	mrr_lookup_sym.addr = mrr_find_kallsyms_lookup_name();
@@ -153,12 +171,17 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 			err = -EOPNOTSUPP;
 			goto fail;
 		}
-#ifndef MRR_DIRECT_CALLS
+		syms[i].direct = mrr_may_call_directly(syms[i].addr);
+		if (syms[i].direct)
+			continue;
 		err = mrr_redirect_one(&syms[i]);
 		if (err)
 			goto fail;
-#endif
 	}
+	for (i = 0, n = 0; i < nsyms; i++)
+		n += syms[i].direct;
+	pr_info("%zu kernel functions resolved, %zu called directly\n",
+		nsyms, n);
 	return 0;
 fail:
 	mrr_ksyms_exit(syms, nsyms);

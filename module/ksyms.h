@@ -14,11 +14,14 @@
  * A stub body runs only if its redirect is missing, which mrr_ksyms_init()
  * rules out before the device is registered; it warns and fails safe.
  *
- * Where the kernel has neither IBT nor Clang's CFI (Debian's 5.10 and 6.1),
- * nothing forbids an indirect call, and the ftrace trampoline costs about
- * 0.1 us a call (a full register save before 5.11): there the resolved
- * addresses are called through typed pointers instead (MRR_DIRECT_CALLS)
- * and only kallsyms_lookup_name() is reached through a redirect, at load.
+ * An indirect call is cheaper (the ftrace trampoline costs about 0.1 us a
+ * call, with a full register save before 5.11), so where nothing forbids
+ * it the resolved address is called through a typed pointer instead
+ * (mrr_ksym.direct): on kernels without IBT (Debian's 5.10 and 6.1) for
+ * every function, and with IBT for those that still begin with ENDBR (the
+ * kernel seals the others at boot).  Kernels with Clang's CFI, whose
+ * indirect calls check a type hash in front of the target, always redirect.
+ * kallsyms_lookup_name() itself is reached through a redirect, at load.
  */
 #ifndef MRR_KSYMS_H
 #define MRR_KSYMS_H
@@ -26,9 +29,6 @@
 #include <linux/ftrace.h>
 #include <linux/types.h>
 
-#if !defined(CONFIG_X86_KERNEL_IBT) && !defined(CONFIG_CFI_CLANG)
-#define MRR_DIRECT_CALLS
-#endif
 
 struct mrr_ksym {
 	const char *name;	/* kernel symbol */
@@ -36,6 +36,7 @@ struct mrr_ksym {
 	unsigned long addr;	/* resolved address */
 	struct ftrace_ops ops;
 	bool registered;
+	bool direct;		/* called through addr, not redirected */
 };
 
 struct mrr_kvar {
