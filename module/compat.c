@@ -15,6 +15,7 @@
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/security.h>
+#include <linux/static_call.h>
 #include <linux/userfaultfd_k.h>
 #include <asm/tlbflush.h>
 
@@ -52,10 +53,10 @@ struct pagetable_move_control {
 };
 #endif
 
-/* Stubs: called directly, redirected to the kernel function (ksyms.h). */
+/* Stubs: the first targets of the static calls (ksyms.h). */
 
 #if defined(MRR_HAVE_COPY_VMA_NO_KEEP_SOURCE)
-static noinline __noipa struct vm_area_struct *
+static struct vm_area_struct *
 k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 	   pgoff_t pgoff, bool *need_rmap_locks)
 {
@@ -63,7 +64,7 @@ k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 	return NULL;
 }
 #else
-static noinline __noipa struct vm_area_struct *
+static struct vm_area_struct *
 k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 	   pgoff_t pgoff, bool *need_rmap_locks, bool keep_source)
 {
@@ -73,7 +74,7 @@ k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
 #endif
 
 #if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-static noinline __noipa unsigned long
+static unsigned long
 k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 		   struct vm_area_struct *new_vma, unsigned long new_addr,
 		   unsigned long len, bool need_rmap_locks)
@@ -82,14 +83,14 @@ k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 	return 0;
 }
 #elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
-static noinline __noipa unsigned long
+static unsigned long
 k_move_page_tables(struct pagetable_move_control *pmc)
 {
 	mrr_stub_reached(__func__);
 	return 0;
 }
 #else
-static noinline __noipa unsigned long
+static unsigned long
 k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 		   struct vm_area_struct *new_vma, unsigned long new_addr,
 		   unsigned long len, bool need_rmap_locks, bool for_stack)
@@ -100,7 +101,7 @@ k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
 #endif
 
 #if defined(MRR_HAVE_SPLIT_VMA_MM)
-static noinline __noipa int k_split_vma(struct mm_struct *mm,
+static int k_split_vma(struct mm_struct *mm,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, int new_below)
 {
@@ -108,7 +109,7 @@ static noinline __noipa int k_split_vma(struct mm_struct *mm,
 	return -ENOMEM;
 }
 #else
-static noinline __noipa int k_split_vma(struct vma_iterator *vmi,
+static int k_split_vma(struct vma_iterator *vmi,
 				  struct vm_area_struct *vma,
 				  unsigned long addr, int new_below)
 {
@@ -119,7 +120,7 @@ static noinline __noipa int k_split_vma(struct vma_iterator *vmi,
 
 /* may_expand_vm() went over to the vma_flags_t bitmap with the type (7.0). */
 #if defined(MRR_HAVE_VMA_FLAGS_T)
-static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm,
+static bool k_may_expand_vm(struct mm_struct *mm,
 				       const vma_flags_t *flags,
 				       unsigned long npages)
 {
@@ -127,7 +128,7 @@ static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm,
 	return false;
 }
 #else
-static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t flags,
+static bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t flags,
 				       unsigned long npages)
 {
 	mrr_stub_reached(__func__);
@@ -135,20 +136,20 @@ static noinline __noipa bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t fl
 }
 #endif
 
-static noinline __noipa int k_do_munmap(struct mm_struct *mm, unsigned long start,
+static int k_do_munmap(struct mm_struct *mm, unsigned long start,
 				  size_t len, struct list_head *uf)
 {
 	mrr_stub_reached(__func__);
 	return -ENOMEM;
 }
 
-static noinline __noipa void k_vm_stat_account(struct mm_struct *mm,
+static void k_vm_stat_account(struct mm_struct *mm,
 					 vm_flags_t flags, long npages)
 {
 	mrr_stub_reached(__func__);
 }
 
-static noinline __noipa int k_security_vm_enough_memory_mm(struct mm_struct *mm,
+static int k_security_vm_enough_memory_mm(struct mm_struct *mm,
 						     long pages)
 {
 	mrr_stub_reached(__func__);
@@ -157,19 +158,19 @@ static noinline __noipa int k_security_vm_enough_memory_mm(struct mm_struct *mm,
 
 /* Before 6.1 unlink_anon_vmas() is for teardown only (see probe.sh). */
 #ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
-static noinline __noipa void k_unlink_anon_vmas(struct vm_area_struct *vma)
+static void k_unlink_anon_vmas(struct vm_area_struct *vma)
 {
 	mrr_stub_reached(__func__);
 }
 #endif
 
-static noinline __noipa int k_anon_vma_prepare(struct vm_area_struct *vma)
+static int k_anon_vma_prepare(struct vm_area_struct *vma)
 {
 	mrr_stub_reached(__func__);
 	return -ENOMEM;
 }
 
-static noinline __noipa int k_mm_populate(unsigned long start, unsigned long len,
+static int k_mm_populate(unsigned long start, unsigned long len,
 				    int ignore_errors)
 {
 	mrr_stub_reached(__func__);
@@ -178,7 +179,7 @@ static noinline __noipa int k_mm_populate(unsigned long start, unsigned long len
 
 /* mprotect_fixup() took an mmu_gather in 6.1 and a vma iterator in 6.4. */
 #if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
-static noinline __noipa int
+static int
 k_mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
 		 struct vm_area_struct *vma, struct vm_area_struct **pprev,
 		 unsigned long start, unsigned long end, vm_flags_t newflags)
@@ -187,7 +188,7 @@ k_mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
 	return -ENOMEM;
 }
 #elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-static noinline __noipa int
+static int
 k_mprotect_fixup(struct mmu_gather *tlb, struct vm_area_struct *vma,
 		 struct vm_area_struct **pprev, unsigned long start,
 		 unsigned long end, unsigned long newflags)
@@ -196,7 +197,7 @@ k_mprotect_fixup(struct mmu_gather *tlb, struct vm_area_struct *vma,
 	return -ENOMEM;
 }
 #else
-static noinline __noipa int
+static int
 k_mprotect_fixup(struct vm_area_struct *vma, struct vm_area_struct **pprev,
 		 unsigned long start, unsigned long end, unsigned long newflags)
 {
@@ -207,13 +208,13 @@ k_mprotect_fixup(struct vm_area_struct *vma, struct vm_area_struct **pprev,
 
 #if defined(MRR_HAVE_MPROTECT_FIXUP_VMI) || defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
 #define MRR_MPROTECT_GATHERS
-static noinline __noipa void k_tlb_gather_mmu(struct mmu_gather *tlb,
+static void k_tlb_gather_mmu(struct mmu_gather *tlb,
 					      struct mm_struct *mm)
 {
 	mrr_stub_reached(__func__);
 }
 
-static noinline __noipa void k_tlb_finish_mmu(struct mmu_gather *tlb)
+static void k_tlb_finish_mmu(struct mmu_gather *tlb)
 {
 	mrr_stub_reached(__func__);
 }
@@ -221,15 +222,39 @@ static noinline __noipa void k_tlb_finish_mmu(struct mmu_gather *tlb)
 
 /* Without CONFIG_SECURITY the header's inline stands in for the hook. */
 #ifdef CONFIG_SECURITY
-static noinline __noipa int
+static int
 k_security_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot,
 			 unsigned long prot)
 {
 	mrr_stub_reached(__func__);
 	return -EPERM;
 }
+#endif
+
+/* The static calls that reach them, each starting at its stub. */
+DEFINE_STATIC_CALL(k_copy_vma, k_copy_vma);
+DEFINE_STATIC_CALL(k_move_page_tables, k_move_page_tables);
+DEFINE_STATIC_CALL(k_split_vma, k_split_vma);
+DEFINE_STATIC_CALL(k_may_expand_vm, k_may_expand_vm);
+DEFINE_STATIC_CALL(k_do_munmap, k_do_munmap);
+DEFINE_STATIC_CALL(k_vm_stat_account, k_vm_stat_account);
+DEFINE_STATIC_CALL(k_security_vm_enough_memory_mm,
+		   k_security_vm_enough_memory_mm);
+#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
+DEFINE_STATIC_CALL(k_unlink_anon_vmas, k_unlink_anon_vmas);
+#endif
+DEFINE_STATIC_CALL(k_anon_vma_prepare, k_anon_vma_prepare);
+DEFINE_STATIC_CALL(k_mm_populate, k_mm_populate);
+DEFINE_STATIC_CALL(k_mprotect_fixup, k_mprotect_fixup);
+#ifdef MRR_MPROTECT_GATHERS
+DEFINE_STATIC_CALL(k_tlb_gather_mmu, k_tlb_gather_mmu);
+DEFINE_STATIC_CALL(k_tlb_finish_mmu, k_tlb_finish_mmu);
+#endif
+#ifdef CONFIG_SECURITY
+DEFINE_STATIC_CALL(k_security_file_mprotect, k_security_file_mprotect);
+#define mrr_security_file_mprotect static_call(k_security_file_mprotect)
 #else
-#define k_security_file_mprotect security_file_mprotect
+#define mrr_security_file_mprotect security_file_mprotect
 #endif
 
 #if !defined(MRR_HAVE_MM_GET_UNMAPPED_AREA_MM) && \
@@ -261,22 +286,8 @@ static struct mrr_ksym mrr_syms[] = {
 #endif
 };
 
-/*
- * How the functions of mrr_syms are called: through their stubs and the
- * ftrace redirect, or through the resolved address where an indirect call
- * is allowed (see ksyms.h).
- */
-static __always_inline unsigned long mrr_sym_addr(void *stub)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(mrr_syms); i++)
-		if (mrr_syms[i].stub == stub)
-			return mrr_syms[i].direct ? mrr_syms[i].addr :
-						    (unsigned long)stub;
-	return (unsigned long)stub;	/* a header inline (no CONFIG_SECURITY) */
-}
-#define KCALL(stub)	((typeof(&(stub)))mrr_sym_addr((void *)(stub)))
+/* A call to a kernel function of mrr_syms, through its static call. */
+#define KCALL(stub)	static_call(stub)
 
 static int *mrr_sysctl_max_map_count;
 static unsigned long *mrr_mmap_min_addr_p;
@@ -290,53 +301,10 @@ static const struct mrr_kvar mrr_vars[] = {
 	MRR_KVAR("vm_committed_as_batch", &mrr_committed_as_batch),
 };
 
-/* The ftrace callback on a stub: continue in the kernel function instead. */
-#if defined(MRR_HAVE_FTRACE_REGS)
-static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *ops,
-				 struct ftrace_regs *fregs)
-{
-	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
-
-#ifdef MRR_HAVE_FTRACE_REGS_SET_INSTRUCTION_POINTER
-	ftrace_regs_set_instruction_pointer(fregs, k->addr);
-#else
-	ftrace_instruction_pointer_set(fregs, k->addr);
-#endif
-}
-#else
-static void notrace mrr_redirect(unsigned long ip, unsigned long parent_ip,
-				 struct ftrace_ops *ops, struct pt_regs *regs)
-{
-	struct mrr_ksym *k = container_of(ops, struct mrr_ksym, ops);
-
-	regs->ip = k->addr;
-}
-#endif
-
-void mrr_ftrace_ops_init(struct ftrace_ops *ops)
-{
-	ops->func = mrr_redirect;
-}
-
-void mrr_ftrace_drop_filter(struct ftrace_ops *ops, unsigned long ip)
-{
-#ifdef MRR_HAVE_EXPORT_FTRACE_FREE_FILTER
-	ftrace_free_filter(ops);
-#else
-	ftrace_set_filter_ip(ops, ip, 1, 1);
-#endif
-}
-
 int mrr_compat_init(void)
 {
 	return mrr_ksyms_init(mrr_syms, ARRAY_SIZE(mrr_syms),
 			      mrr_vars, ARRAY_SIZE(mrr_vars));
-}
-
-void mrr_compat_exit(void)
-{
-	mrr_ksyms_exit(mrr_syms, ARRAY_SIZE(mrr_syms));
 }
 
 struct vm_area_struct *mrr_vma_lookup(struct mm_struct *mm, unsigned long addr)
@@ -574,7 +542,7 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 #endif
 	/* The pkey stays: it is reset only for execute-only mappings. */
 	newflags = vma->vm_flags & ~VM_ACCESS_FLAGS;
-	err = KCALL(k_security_file_mprotect)(vma, PROT_NONE, PROT_NONE);
+	err = mrr_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
 	if (err)
 		return err;
 #if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)

@@ -10,27 +10,11 @@
 #ifndef MRR_COMPAT_H
 #define MRR_COMPAT_H
 
-#include <linux/ftrace.h>
 #include <linux/mm.h>
 
 #include "compat-config.h"
 
-/* The redirect of stubs (ksyms.c): set the callback, drop the filter. */
-void mrr_ftrace_ops_init(struct ftrace_ops *ops);
-void mrr_ftrace_drop_filter(struct ftrace_ops *ops, unsigned long ip);
-
-/*
- * With ftrace_regs (DYNAMIC_FTRACE_WITH_ARGS) the callback can move the
- * instruction pointer without the cost of a full pt_regs save.
- */
-static inline unsigned long mrr_ftrace_flags(void)
-{
-	return IS_ENABLED(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) ?
-	       0 : FTRACE_OPS_FL_SAVE_REGS;
-}
-
 int mrr_compat_init(void);
-void mrr_compat_exit(void);
 
 /* VMA lookup, locking and flags. */
 struct vm_area_struct *mrr_vma_lookup(struct mm_struct *mm, unsigned long addr);

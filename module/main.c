@@ -107,7 +107,6 @@ static int __init mrr_init(void)
 	if (err) {
 		pr_err("cannot register /dev/%s (%d)\n",
 		       MREMAP_RETAIN_DEVICE_NAME, err);
-		mrr_compat_exit();
 		return err;
 	}
 	return 0;
@@ -116,7 +115,6 @@ static int __init mrr_init(void)
 static void __exit mrr_exit(void)
 {
 	misc_deregister(&mrr_device);
-	mrr_compat_exit();
 }
 
 module_init(mrr_init);

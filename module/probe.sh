@@ -48,14 +48,6 @@ tmp=$out/compat-config.h.tmp
 	# from 6.1, when MREMAP_DONTUNMAP started calling it.
 	[ "$vcode" -ge $((6 << 16 | 1 << 8)) ] &&
 		echo "#define MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA 1"
-	# Exports cannot be probed by compiling: the headers declare some
-	# functions that only later kernels export.
-	for sym in ftrace_free_filter; do
-		if grep -qw "$sym" "$kdir/Module.symvers" 2>/dev/null; then
-			echo "#define MRR_HAVE_EXPORT_$(echo "$sym" | tr 'a-z' 'A-Z') 1"
-		else
-			echo "/* $sym is not exported */"
-		fi
-	done
+	:
 } >"$tmp"
 mv "$tmp" "$out/compat-config.h"
