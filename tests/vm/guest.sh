@@ -15,6 +15,14 @@
 #   WORKDIR/output.log, dmesg, console.log   what the guest printed
 # Returns 0 when the guest is fine (guest_error and guest_dmesg_bad empty).
 
+# mawk (Debian's awk) reads a pipe in blocks unless told otherwise, which
+# would hold a guest's lines back until more arrive; the boot watchdog and
+# the live output need each line as it comes.
+GUEST_AWK_LINES=()
+if awk -W version 2>/dev/null | grep -q '^mawk'; then
+	GUEST_AWK_LINES=(-W interactive)
+fi
+
 guest_log_tail() {
 	local work=$1
 	if [ -s "$work/console.log" ]; then
@@ -55,7 +63,7 @@ guest_run() {
 		t0=$(date +%s.%N)
 		set +e
 		"$VM_DIR/boot" --module "$ko" --token "$token" "$suite" "$plan" "$work" |
-			awk -v token="$token" -v mode="$mode" -v suite="$suite" \
+			awk "${GUEST_AWK_LINES[@]}" -v token="$token" -v mode="$mode" -v suite="$suite" \
 				-v dmesg="$work/dmesg" -v results="$work/results" \
 				-f "$VM_DIR/protocol.awk" | tee "$work/output.log"
 		rc=${PIPESTATUS[0]}

@@ -105,13 +105,17 @@ function finish_prog(status, secs,    note, extra) {
 		out(substr(line, 1, i - 1))
 	n = split(substr(line, i + length(marker)), f, " ")
 	rest = substr(line, i + length(marker) + length(f[1]) + 1)
+	# Flushed at once: the boot watchdog (tests/vm/boot) reads them.
 	if (f[1] == "BOOT") {
 		print "kver", f[2] >> results
+		fflush(results)
 	} else if (f[1] == "MODULE-FAIL") {
 		print "modfail", rest >> results
+		fflush(results)
 		print "guest: module load failed: " rest > "/dev/stderr"
 	} else if (f[1] == "READY") {
 		print "ready", f[2] >> results
+		fflush(results)
 	} else if (f[1] == "BEGIN") {
 		cur = f[2]
 		pmode = f[3]
