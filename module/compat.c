@@ -286,9 +286,6 @@ static struct mrr_ksym mrr_syms[] = {
 #endif
 };
 
-/* A call to a kernel function of mrr_syms, through its static call. */
-#define KCALL(stub)	static_call(stub)
-
 static int *mrr_sysctl_max_map_count;
 static unsigned long *mrr_mmap_min_addr_p;
 static struct percpu_counter *mrr_committed_as;
@@ -379,15 +376,15 @@ bool mrr_may_expand_vm(struct mm_struct *mm, struct vm_area_struct *vma,
 		       unsigned long npages)
 {
 #ifdef MRR_HAVE_VMA_FLAGS_T
-	return KCALL(k_may_expand_vm)(mm, &vma->flags, npages);
+	return static_call(k_may_expand_vm)(mm, &vma->flags, npages);
 #else
-	return KCALL(k_may_expand_vm)(mm, vma->vm_flags, npages);
+	return static_call(k_may_expand_vm)(mm, vma->vm_flags, npages);
 #endif
 }
 
 int mrr_vm_enough_memory(struct mm_struct *mm, long pages)
 {
-	return KCALL(k_security_vm_enough_memory_mm)(mm, pages);
+	return static_call(k_security_vm_enough_memory_mm)(mm, pages);
 }
 
 /* vm_unacct_memory() is an inline on variables that are not exported. */
@@ -399,7 +396,7 @@ void mrr_vm_unacct_memory(long pages)
 
 void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages)
 {
-	KCALL(k_vm_stat_account)(mm, flags, npages);
+	static_call(k_vm_stat_account)(mm, flags, npages);
 }
 
 unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
@@ -416,18 +413,18 @@ unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
 
 int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len)
 {
-	return KCALL(k_do_munmap)(mm, start, len, NULL);
+	return static_call(k_do_munmap)(mm, start, len, NULL);
 }
 
 int mrr_split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		  unsigned long addr, int new_below)
 {
 #ifdef MRR_HAVE_SPLIT_VMA_MM
-	return KCALL(k_split_vma)(mm, vma, addr, new_below);
+	return static_call(k_split_vma)(mm, vma, addr, new_below);
 #else
 	VMA_ITERATOR(vmi, mm, addr);
 
-	return KCALL(k_split_vma)(&vmi, vma, addr, new_below);
+	return static_call(k_split_vma)(&vmi, vma, addr, new_below);
 #endif
 }
 
@@ -444,14 +441,14 @@ int mrr_anon_vma_prepare(struct vm_area_struct *vma)
 {
 	if (likely(vma->anon_vma))
 		return 0;
-	return KCALL(k_anon_vma_prepare)(vma);
+	return static_call(k_anon_vma_prepare)(vma);
 }
 
 void mrr_vma_forget_pages(struct vm_area_struct *vma)
 {
 #ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
 	mrr_vma_start_write(vma);
-	KCALL(k_unlink_anon_vmas)(vma);
+	static_call(k_unlink_anon_vmas)(vma);
 	/* The invariant of an unfaulted anonymous VMA. */
 	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
 #endif
@@ -471,7 +468,7 @@ void mrr_zap(struct vm_area_struct *vma, unsigned long start,
 
 int mrr_mm_populate(unsigned long start, unsigned long len)
 {
-	return KCALL(k_mm_populate)(start, len, 1);
+	return static_call(k_mm_populate)(start, len, 1);
 }
 
 struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
@@ -487,9 +484,9 @@ struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
 	 */
 	if (mrr_anon_vma_prepare(*vmap))
 		return NULL;
-	return KCALL(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks);
+	return static_call(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks);
 #else
-	return KCALL(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks, true);
+	return static_call(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks, true);
 #endif
 }
 
@@ -500,7 +497,7 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 				   bool need_rmap_locks)
 {
 #if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-	return KCALL(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
+	return static_call(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks);
 #elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
 	struct pagetable_move_control pmc = {
@@ -513,9 +510,9 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 		.need_rmap_locks = need_rmap_locks,
 	};
 
-	return KCALL(k_move_page_tables)(&pmc);
+	return static_call(k_move_page_tables)(&pmc);
 #else
-	return KCALL(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
+	return static_call(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
 				  need_rmap_locks, false);
 #endif
 }
@@ -546,15 +543,15 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 	if (err)
 		return err;
 #if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
-	KCALL(k_tlb_gather_mmu)(&tlb, mm);
-	err = KCALL(k_mprotect_fixup)(&vmi, &tlb, vma, &prev, start, end, newflags);
-	KCALL(k_tlb_finish_mmu)(&tlb);
+	static_call(k_tlb_gather_mmu)(&tlb, mm);
+	err = static_call(k_mprotect_fixup)(&vmi, &tlb, vma, &prev, start, end, newflags);
+	static_call(k_tlb_finish_mmu)(&tlb);
 #elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-	KCALL(k_tlb_gather_mmu)(&tlb, mm);
-	err = KCALL(k_mprotect_fixup)(&tlb, vma, &prev, start, end, newflags);
-	KCALL(k_tlb_finish_mmu)(&tlb);
+	static_call(k_tlb_gather_mmu)(&tlb, mm);
+	err = static_call(k_mprotect_fixup)(&tlb, vma, &prev, start, end, newflags);
+	static_call(k_tlb_finish_mmu)(&tlb);
 #else
-	err = KCALL(k_mprotect_fixup)(vma, &prev, start, end, newflags);
+	err = static_call(k_mprotect_fixup)(vma, &prev, start, end, newflags);
 #endif
 	return err;
 }

@@ -27,7 +27,7 @@ int mr_decommit_with(int method, void *addr, size_t len)
 	return 0;
 }
 
-int mr_decommit_range(int method, void *addr, size_t len)
+int mr_decommit_range(int method, int fallback, void *addr, size_t len)
 {
 	int err;
 
@@ -35,9 +35,9 @@ int mr_decommit_range(int method, void *addr, size_t len)
 		/* The module checks and releases under one lock; it hands
 		 * back what it leaves to the system calls (EOPNOTSUPP). */
 		err = mr_module_decommit(addr, len);
-		if (err != EOPNOTSUPP)
+		if (err != EOPNOTSUPP || !fallback)
 			return err;
-		method = mr_decommit_fallback();
+		method = fallback;
 	}
 	/* Nothing may change if part of the range is not mapped; MS_ASYNC
 	 * does no work and fails with ENOMEM on a hole, as mprotect does. */
@@ -58,7 +58,8 @@ MR_API int mremap_retain_decommit(void *addr, size_t len)
 	else if (!(method = mr_decommit_method()))
 		err = ENOTSUP;
 	else
-		err = mr_decommit_range(method, addr, len);
+		err = mr_decommit_range(method, mr_decommit_fallback(), addr,
+					len);
 	if (!err)
 		return 0;
 	errno = err;

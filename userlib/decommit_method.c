@@ -35,17 +35,6 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One whole release by @m, hole check included (not mr_decommit_range(),
- * which asks for the fallback: this runs while that is being chosen). */
-static int release(int m, void *addr, size_t len)
-{
-	if (m == MR_DECOMMIT_MODULE)
-		return mr_module_decommit(addr, len);
-	if (msync(addr, len, MS_ASYNC))
-		return -1;
-	return mr_decommit_with(m, addr, len);
-}
-
 /*
  * Release the middle page of three, as an allocator releases one chunk of
  * a larger reservation, by each of the first @n methods (numbered from 1)
@@ -78,7 +67,8 @@ static int calibrate(int n, long long median[])
 				goto out;
 			page[0] = 1;
 			t0 = now_ns();
-			if (release(m + 1, page, ps))
+			/* No fallback: it is what is being chosen. */
+			if (mr_decommit_range(m + 1, 0, page, ps))
 				goto out;
 			t[m][i] = now_ns() - t0;
 		}

@@ -104,7 +104,8 @@ int mr_decommit_method(void);
 int mr_decommit_fallback(void);
 /* One release by @method, without the hole check of the system calls. */
 int mr_decommit_with(int method, void *addr, size_t len);
-/* One whole release, as mremap_retain_decommit() makes it. */
-int mr_decommit_range(int method, void *addr, size_t len);
+/* One whole release, as mremap_retain_decommit() makes it; what the module
+ * hands back goes to @fallback (0: EOPNOTSUPP is returned instead). */
+int mr_decommit_range(int method, int fallback, void *addr, size_t len);
 
 #endif /* MREMAP_RETAIN_INTERNAL_H */

@@ -35,25 +35,11 @@ static const char *rc_name(int rc)
 	return rc ? tl_errname(rc) : "success";
 }
 
-/* No page of [p, p + len) is resident. */
-static int none_resident(void *p, size_t len)
-{
-	static unsigned char vec[1 << 16];
-	size_t i, n = len / ps;
-
-	if (n > sizeof(vec) || mincore(p, len, vec))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (vec[i] & 1)
-			return 0;
-	return 1;
-}
-
 /* Released: no access, nothing resident, zero once writable again. */
 static int released(char *p, size_t len)
 {
 	size_t i;
-	int ok = none_resident(p, len);
+	int ok = tl_resident_pages(p, len) == 0;
 
 	for (i = 0; i < len; i += ps)
 		ok &= !tl_can_read(p + i);

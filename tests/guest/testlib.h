@@ -457,17 +457,23 @@ TL_UNUSED static int tl_zero(const void *p, size_t len)
 }
 
 /* 1 if every page of [p, p+len) is resident (mincore). */
-TL_UNUSED static int tl_resident(void *p, size_t len)
+/* How many pages of [p, p + len) are resident; -1 if mincore fails. */
+TL_UNUSED static long tl_resident_pages(void *p, size_t len)
 {
 	static unsigned char vec[1 << 16];
 	size_t i, n = (len + ps - 1) / ps;
+	long r = 0;
 
 	if (n > sizeof(vec) || mincore(p, len, vec))
-		return 0;
+		return -1;
 	for (i = 0; i < n; i++)
-		if (!(vec[i] & 1))
-			return 0;
-	return 1;
+		r += vec[i] & 1;
+	return r;
+}
+
+TL_UNUSED static int tl_resident(void *p, size_t len)
+{
+	return tl_resident_pages(p, len) == (long)((len + ps - 1) / ps);
 }
 
 /* ---- access probes ---- */
