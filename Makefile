@@ -16,7 +16,8 @@ LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 DESTDIR    ?=
-KERNELS    ?= bullseye bookworm trixie sid
+# Every kernel of the test matrix (tests/vm/matrix); KERNELS= narrows.
+KERNELS    ?= $(shell awk '!/^[[:space:]]*(\#|$$)/ { print $$1 }' tests/vm/matrix)
 KDIR       ?= /lib/modules/$(shell uname -r)/build
 
 CC         ?= cc

@@ -3,20 +3,33 @@
  * The kernel-version-dependent half of mremap_retain.
  *
  * Every difference between the kernels we support is settled here, behind
- * the interface of compat.h: the stubs for non-exported functions (with the
- * signature each version has), the variables read through kallsyms, and the
- * inline helpers whose names or arguments changed.
+ * the interface of compat.h, and each kernel fact is stated once:
+ *  - what the headers declare (inlines, exported functions, structure
+ *    members) is probed at build time, exactly one variant per fact
+ *    (probe.sh, generated/compat-config.h);
+ *  - the non-exported functions are declared below, each once, with one
+ *    entry per prototype a kernel has had; at load the running kernel's BTF
+ *    picks the one entry that matches, or the module refuses to load
+ *    (verify.h).  mrr_kv records the choices, and each call site below
+ *    dispatches on them;
+ *  - the private structure the module lays out (struct
+ *    pagetable_move_control), and the members of public ones it reads,
+ *    are checked against the BTF too.
+ * One fact is neither in the headers nor in BTF and goes by version; its
+ * reason is given where it is used (mrr_vma_forget_pages()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/ksm.h>
+#include <linux/pagemap.h>
 #include <linux/rmap.h>
 #include <linux/sched/mm.h>
 #include <linux/security.h>
 #include <linux/static_call.h>
 #include <linux/userfaultfd_k.h>
+#include <linux/version.h>
 #include <asm/tlbflush.h>
 
 /*
@@ -32,260 +45,236 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 #include <asm/tlb.h>
 
 #include "compat.h"
+#include "kdecl.h"
 #include "ksyms.h"
+#include "verify.h"
 
 /*
- * Private mm/ declarations: not in any headers package, so they are written
- * here from each version's mm/internal.h and mm/vma.h.  move_page_tables()
- * took a struct pagetable_move_control from 6.15 on (see probe.sh).
+ * mm/internal.h's struct pagetable_move_control (6.15+), which no headers
+ * package ships: declared once here, and checked member by member against
+ * the running kernel's BTF before move_page_tables() is ever called with it.
  */
-#if !defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H) && \
-	defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
+#define MRR_PMC_MEMBERS(X)					\
+	X(struct vm_area_struct *, old)				\
+	X(struct vm_area_struct *, new)				\
+	X(unsigned long, old_addr)				\
+	X(unsigned long, old_end)				\
+	X(unsigned long, new_addr)				\
+	X(unsigned long, len_in)				\
+	X(bool, need_rmap_locks)				\
+	X(bool, for_stack)
+#define MRR_DECLARE_MEMBER(T, m) T m;
+#define MRR_DESCRIBE_PMC_MEMBER(T, m) \
+	MRR_CMEMBER(struct pagetable_move_control, T, m),
+
 struct pagetable_move_control {
-	struct vm_area_struct *old;
-	struct vm_area_struct *new;
-	unsigned long old_addr;
-	unsigned long old_end;
-	unsigned long new_addr;
-	unsigned long len_in;
-	bool need_rmap_locks;
-	bool for_stack;
+	MRR_PMC_MEMBERS(MRR_DECLARE_MEMBER)
 };
+
+static const struct mrr_cmember mrr_pmc_members[] = {
+	MRR_PMC_MEMBERS(MRR_DESCRIBE_PMC_MEMBER)
+};
+
+static const struct mrr_cstruct mrr_pmc_layout = {
+	.name = "pagetable_move_control",
+	.size = sizeof(struct pagetable_move_control),
+	.whole = true,
+	.nmembers = ARRAY_SIZE(mrr_pmc_members),
+	.members = mrr_pmc_members,
+};
+
+/* Public structures, read through the headers: the members we use. */
+static const struct mrr_cmember mrr_vma_members[] = {
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_start),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_end),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_mm),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_flags),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_pgoff),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_file),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_ops),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, anon_vma),
+#ifdef CONFIG_USERFAULTFD
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_userfaultfd_ctx),
+#endif
+#ifdef MRR_VMA_ANON_PGOFF_YES
+	MRR_CMEMBER_SIZED(struct vm_area_struct, __vm_anon_pgoff_lo),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, __vm_anon_pgoff_hi),
+#endif
+};
+
+static const struct mrr_cstruct mrr_vma_layout = {
+	.name = "vm_area_struct",
+	.nmembers = ARRAY_SIZE(mrr_vma_members),
+	.members = mrr_vma_members,
+};
+
+static const struct mrr_cmember mrr_mm_members[] = {
+	MRR_CMEMBER_SIZED(struct mm_struct, map_count),
+	MRR_CMEMBER_SIZED(struct mm_struct, total_vm),
+	MRR_CMEMBER_SIZED(struct mm_struct, locked_vm),
+};
+
+static const struct mrr_cstruct mrr_mm_layout = {
+	.name = "mm_struct",
+	.nmembers = ARRAY_SIZE(mrr_mm_members),
+	.members = mrr_mm_members,
+};
+
+static const struct mrr_cstruct *const mrr_layouts[] = {
+	&mrr_pmc_layout, &mrr_vma_layout, &mrr_mm_layout,
+};
+
+/*
+ * The non-exported functions, each prototype once.  Names in the kernel's
+ * words; where kernels differ, the variants are numbered by what sets them
+ * apart, and mrr_kv says which one this kernel has.
+ */
+MRR_KFUNC(k_copy_vma_5, "copy_vma", struct vm_area_struct *,
+	  (struct vm_area_struct **, vmap), (unsigned long, addr),
+	  (unsigned long, len), (pgoff_t, pgoff), (bool *, need_rmap_locks));
+MRR_KFUNC(k_copy_vma_6, "copy_vma", struct vm_area_struct *,
+	  (struct vm_area_struct **, vmap), (unsigned long, addr),
+	  (unsigned long, len), (pgoff_t, pgoff), (bool *, need_rmap_locks),
+	  (bool, keep_source));
+#ifdef MRR_VMA_ANON_PGOFF_YES
+MRR_KFUNC(k_copy_vma_7, "copy_vma", struct vm_area_struct *,
+	  (struct vm_area_struct **, vmap), (unsigned long, addr),
+	  (unsigned long, len), (pgoff_t, pgoff), (pgoff_t, anon_pgoff),
+	  (bool *, need_rmap_locks), (bool, keep_source));
 #endif
 
-/* Stubs: the first targets of the static calls (ksyms.h). */
+MRR_KFUNC(k_move_page_tables_6, "move_page_tables", unsigned long,
+	  (struct vm_area_struct *, vma), (unsigned long, old_addr),
+	  (struct vm_area_struct *, new_vma), (unsigned long, new_addr),
+	  (unsigned long, len), (bool, need_rmap_locks));
+MRR_KFUNC(k_move_page_tables_7, "move_page_tables", unsigned long,
+	  (struct vm_area_struct *, vma), (unsigned long, old_addr),
+	  (struct vm_area_struct *, new_vma), (unsigned long, new_addr),
+	  (unsigned long, len), (bool, need_rmap_locks), (bool, for_stack));
+MRR_KFUNC(k_move_page_tables_pmc, "move_page_tables", unsigned long,
+	  (struct pagetable_move_control *, pmc));
 
-#if defined(MRR_HAVE_COPY_VMA_NO_KEEP_SOURCE)
-static struct vm_area_struct *
-k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
-	   pgoff_t pgoff, bool *need_rmap_locks)
-{
-	mrr_stub_reached(__func__);
-	return NULL;
-}
+MRR_KFUNC(k_split_vma_mm, "split_vma", int,
+	  (struct mm_struct *, mm), (struct vm_area_struct *, vma),
+	  (unsigned long, addr), (int, new_below));
+#ifdef MRR_VMA_ITER_YES
+MRR_KFUNC(k_split_vma_vmi, "split_vma", int,
+	  (struct vma_iterator *, vmi), (struct vm_area_struct *, vma),
+	  (unsigned long, addr), (int, new_below));
+#endif
+
+MRR_KFUNC(k_may_expand_vm_flags, "may_expand_vm", bool,
+	  (struct mm_struct *, mm), (vm_flags_t, flags),
+	  (unsigned long, npages));
+#ifdef MRR_VMA_FLAGS_BITMAP
+MRR_KFUNC(k_may_expand_vm_bitmap, "may_expand_vm", bool,
+	  (struct mm_struct *, mm), (const vma_flags_t *, vma_flags),
+	  (unsigned long, npages));
+#endif
+
+#ifdef MRR_VMA_ITER_NO
+MRR_KFUNC(k_mprotect_fixup_5, "mprotect_fixup", int,
+	  (struct vm_area_struct *, vma), (struct vm_area_struct **, pprev),
+	  (unsigned long, start), (unsigned long, end),
+	  (unsigned long, newflags));
 #else
-static struct vm_area_struct *
-k_copy_vma(struct vm_area_struct **vmap, unsigned long addr, unsigned long len,
-	   pgoff_t pgoff, bool *need_rmap_locks, bool keep_source)
-{
-	mrr_stub_reached(__func__);
-	return NULL;
-}
+MRR_KFUNC(k_mprotect_fixup_tlb, "mprotect_fixup", int,
+	  (struct mmu_gather *, tlb), (struct vm_area_struct *, vma),
+	  (struct vm_area_struct **, pprev), (unsigned long, start),
+	  (unsigned long, end), (vm_flags_t, newflags));
+MRR_KFUNC(k_mprotect_fixup_vmi, "mprotect_fixup", int,
+	  (struct vma_iterator *, vmi), (struct mmu_gather *, tlb),
+	  (struct vm_area_struct *, vma), (struct vm_area_struct **, pprev),
+	  (unsigned long, start), (unsigned long, end),
+	  (vm_flags_t, newflags));
+/* With an mmu_gather (6.1+), mprotect_fixup() needs these two. */
+MRR_KFUNC_VOID(k_tlb_gather_mmu, "tlb_gather_mmu",
+	       (struct mmu_gather *, tlb), (struct mm_struct *, mm));
+MRR_KFUNC_VOID(k_tlb_finish_mmu, "tlb_finish_mmu",
+	       (struct mmu_gather *, tlb));
 #endif
 
-#if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-static unsigned long
-k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
-		   struct vm_area_struct *new_vma, unsigned long new_addr,
-		   unsigned long len, bool need_rmap_locks)
-{
-	mrr_stub_reached(__func__);
-	return 0;
-}
-#elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
-static unsigned long
-k_move_page_tables(struct pagetable_move_control *pmc)
-{
-	mrr_stub_reached(__func__);
-	return 0;
-}
-#else
-static unsigned long
-k_move_page_tables(struct vm_area_struct *vma, unsigned long old_addr,
-		   struct vm_area_struct *new_vma, unsigned long new_addr,
-		   unsigned long len, bool need_rmap_locks, bool for_stack)
-{
-	mrr_stub_reached(__func__);
-	return 0;
-}
-#endif
-
-#if defined(MRR_HAVE_SPLIT_VMA_MM)
-static int k_split_vma(struct mm_struct *mm,
-				  struct vm_area_struct *vma,
-				  unsigned long addr, int new_below)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-#else
-static int k_split_vma(struct vma_iterator *vmi,
-				  struct vm_area_struct *vma,
-				  unsigned long addr, int new_below)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-#endif
-
-/* may_expand_vm() went over to the vma_flags_t bitmap with the type (7.0). */
-#if defined(MRR_HAVE_VMA_FLAGS_T)
-static bool k_may_expand_vm(struct mm_struct *mm,
-				       const vma_flags_t *flags,
-				       unsigned long npages)
-{
-	mrr_stub_reached(__func__);
-	return false;
-}
-#else
-static bool k_may_expand_vm(struct mm_struct *mm, vm_flags_t flags,
-				       unsigned long npages)
-{
-	mrr_stub_reached(__func__);
-	return false;
-}
-#endif
-
-static int k_do_munmap(struct mm_struct *mm, unsigned long start,
-				  size_t len, struct list_head *uf)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-
-static void k_vm_stat_account(struct mm_struct *mm,
-					 vm_flags_t flags, long npages)
-{
-	mrr_stub_reached(__func__);
-}
-
-static int k_security_vm_enough_memory_mm(struct mm_struct *mm,
-						     long pages)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-
-/* Before 6.1 unlink_anon_vmas() is for teardown only (see probe.sh). */
-#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
-static void k_unlink_anon_vmas(struct vm_area_struct *vma)
-{
-	mrr_stub_reached(__func__);
-}
-#endif
-
-static int k_anon_vma_prepare(struct vm_area_struct *vma)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-
-static int k_mm_populate(unsigned long start, unsigned long len,
-				    int ignore_errors)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-
-/* mprotect_fixup() took an mmu_gather in 6.1 and a vma iterator in 6.4. */
-#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
-static int
-k_mprotect_fixup(struct vma_iterator *vmi, struct mmu_gather *tlb,
-		 struct vm_area_struct *vma, struct vm_area_struct **pprev,
-		 unsigned long start, unsigned long end, vm_flags_t newflags)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-#elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-static int
-k_mprotect_fixup(struct mmu_gather *tlb, struct vm_area_struct *vma,
-		 struct vm_area_struct **pprev, unsigned long start,
-		 unsigned long end, unsigned long newflags)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-#else
-static int
-k_mprotect_fixup(struct vm_area_struct *vma, struct vm_area_struct **pprev,
-		 unsigned long start, unsigned long end, unsigned long newflags)
-{
-	mrr_stub_reached(__func__);
-	return -ENOMEM;
-}
-#endif
-
-#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI) || defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-#define MRR_MPROTECT_GATHERS
-static void k_tlb_gather_mmu(struct mmu_gather *tlb,
-					      struct mm_struct *mm)
-{
-	mrr_stub_reached(__func__);
-}
-
-static void k_tlb_finish_mmu(struct mmu_gather *tlb)
-{
-	mrr_stub_reached(__func__);
-}
-#endif
-
-/* Without CONFIG_SECURITY the header's inline stands in for the hook. */
+MRR_KFUNC(k_do_munmap, "do_munmap", int,
+	  (struct mm_struct *, mm), (unsigned long, start), (size_t, len),
+	  (struct list_head *, uf));
+MRR_KFUNC_VOID(k_vm_stat_account, "vm_stat_account",
+	       (struct mm_struct *, mm), (vm_flags_t, flags), (long, npages));
+MRR_KFUNC(k_security_vm_enough_memory_mm, "security_vm_enough_memory_mm",
+	  int, (struct mm_struct *, mm), (long, pages));
+MRR_KFUNC_VOID(k_unlink_anon_vmas, "unlink_anon_vmas",
+	       (struct vm_area_struct *, vma));
+MRR_KFUNC(k_anon_vma_prepare, "__anon_vma_prepare", int,
+	  (struct vm_area_struct *, vma));
+MRR_KFUNC(k_mm_populate, "__mm_populate", int,
+	  (unsigned long, start), (unsigned long, len), (int, ignore_errors));
 #ifdef CONFIG_SECURITY
-static int
-k_security_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot,
-			 unsigned long prot)
-{
-	mrr_stub_reached(__func__);
-	return -EPERM;
-}
-#endif
-
-/* The static calls that reach them, each starting at its stub. */
-DEFINE_STATIC_CALL(k_copy_vma, k_copy_vma);
-DEFINE_STATIC_CALL(k_move_page_tables, k_move_page_tables);
-DEFINE_STATIC_CALL(k_split_vma, k_split_vma);
-DEFINE_STATIC_CALL(k_may_expand_vm, k_may_expand_vm);
-DEFINE_STATIC_CALL(k_do_munmap, k_do_munmap);
-DEFINE_STATIC_CALL(k_vm_stat_account, k_vm_stat_account);
-DEFINE_STATIC_CALL(k_security_vm_enough_memory_mm,
-		   k_security_vm_enough_memory_mm);
-#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
-DEFINE_STATIC_CALL(k_unlink_anon_vmas, k_unlink_anon_vmas);
-#endif
-DEFINE_STATIC_CALL(k_anon_vma_prepare, k_anon_vma_prepare);
-DEFINE_STATIC_CALL(k_mm_populate, k_mm_populate);
-DEFINE_STATIC_CALL(k_mprotect_fixup, k_mprotect_fixup);
-#ifdef MRR_MPROTECT_GATHERS
-DEFINE_STATIC_CALL(k_tlb_gather_mmu, k_tlb_gather_mmu);
-DEFINE_STATIC_CALL(k_tlb_finish_mmu, k_tlb_finish_mmu);
-#endif
-#ifdef CONFIG_SECURITY
-DEFINE_STATIC_CALL(k_security_file_mprotect, k_security_file_mprotect);
+MRR_KFUNC(k_security_file_mprotect, "security_file_mprotect", int,
+	  (struct vm_area_struct *, vma), (unsigned long, reqprot),
+	  (unsigned long, prot));
 #define mrr_security_file_mprotect static_call(k_security_file_mprotect)
 #else
+/* Without CONFIG_SECURITY the header's inline stands in for the hook. */
 #define mrr_security_file_mprotect security_file_mprotect
 #endif
-
-#if !defined(MRR_HAVE_MM_GET_UNMAPPED_AREA_MM) && \
-	!defined(MRR_HAVE_MM_GET_UNMAPPED_AREA)
-/* Exported before 6.12 (and not an inline yet): called directly. */
-#define MRR_GET_UNMAPPED_AREA_EXPORTED
+#ifdef CONFIG_USERFAULTFD
+MRR_KFUNC_VOID(k_userfaultfd_unmap_complete, "userfaultfd_unmap_complete",
+	       (struct mm_struct *, mm), (struct list_head *, uf));
 #endif
 
-static struct mrr_ksym mrr_syms[] = {
-	MRR_KSYM("copy_vma", k_copy_vma),
-	MRR_KSYM("move_page_tables", k_move_page_tables),
-	MRR_KSYM("split_vma", k_split_vma),
-	MRR_KSYM("may_expand_vm", k_may_expand_vm),
-	MRR_KSYM("do_munmap", k_do_munmap),
-	MRR_KSYM("vm_stat_account", k_vm_stat_account),
-	MRR_KSYM("security_vm_enough_memory_mm", k_security_vm_enough_memory_mm),
-#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
-	MRR_KSYM("unlink_anon_vmas", k_unlink_anon_vmas),
+/* The variants this kernel has (chosen by mrr_verify()). */
+enum { MRR_V5, MRR_V6, MRR_V7, MRR_VPMC, MRR_VMM, MRR_VVMI, MRR_VTLB,
+       MRR_VFLAGS, MRR_VBITMAP };
+
+static struct {
+	int copy_vma, move_page_tables, split_vma, may_expand_vm;
+	int mprotect_fixup;
+} mrr_kv;
+
+static struct mrr_kdep mrr_deps[] = {
+	MRR_KDEP(k_copy_vma_5, &mrr_kv.copy_vma, MRR_V5),
+	MRR_KDEP(k_copy_vma_6, &mrr_kv.copy_vma, MRR_V6),
+#ifdef MRR_VMA_ANON_PGOFF_YES
+	MRR_KDEP(k_copy_vma_7, &mrr_kv.copy_vma, MRR_V7),
 #endif
-	MRR_KSYM("__anon_vma_prepare", k_anon_vma_prepare),
-	MRR_KSYM("__mm_populate", k_mm_populate),
-	MRR_KSYM("mprotect_fixup", k_mprotect_fixup),
-#ifdef MRR_MPROTECT_GATHERS
-	MRR_KSYM("tlb_gather_mmu", k_tlb_gather_mmu),
-	MRR_KSYM("tlb_finish_mmu", k_tlb_finish_mmu),
+	MRR_KDEP(k_move_page_tables_6, &mrr_kv.move_page_tables, MRR_V6),
+	MRR_KDEP(k_move_page_tables_7, &mrr_kv.move_page_tables, MRR_V7),
+	MRR_KDEP(k_move_page_tables_pmc, &mrr_kv.move_page_tables, MRR_VPMC),
+	MRR_KDEP(k_split_vma_mm, &mrr_kv.split_vma, MRR_VMM),
+#ifdef MRR_VMA_ITER_YES
+	MRR_KDEP(k_split_vma_vmi, &mrr_kv.split_vma, MRR_VVMI),
 #endif
+	MRR_KDEP(k_may_expand_vm_flags, &mrr_kv.may_expand_vm, MRR_VFLAGS),
+#ifdef MRR_VMA_FLAGS_BITMAP
+	MRR_KDEP(k_may_expand_vm_bitmap, &mrr_kv.may_expand_vm, MRR_VBITMAP),
+#endif
+#ifdef MRR_VMA_ITER_NO
+	MRR_KDEP(k_mprotect_fixup_5, &mrr_kv.mprotect_fixup, MRR_V5),
+#else
+	MRR_KDEP(k_mprotect_fixup_tlb, &mrr_kv.mprotect_fixup, MRR_VTLB),
+	MRR_KDEP(k_mprotect_fixup_vmi, &mrr_kv.mprotect_fixup, MRR_VVMI),
+	MRR_KDEP(k_tlb_gather_mmu, NULL, 0),
+	MRR_KDEP(k_tlb_finish_mmu, NULL, 0),
+#endif
+	MRR_KDEP(k_do_munmap, NULL, 0),
+	MRR_KDEP(k_vm_stat_account, NULL, 0),
+	MRR_KDEP(k_security_vm_enough_memory_mm, NULL, 0),
+	MRR_KDEP(k_unlink_anon_vmas, NULL, 0),
+	MRR_KDEP(k_anon_vma_prepare, NULL, 0),
+	MRR_KDEP(k_mm_populate, NULL, 0),
 #ifdef CONFIG_SECURITY
-	MRR_KSYM("security_file_mprotect", k_security_file_mprotect),
+	MRR_KDEP(k_security_file_mprotect, NULL, 0),
+#endif
+#ifdef CONFIG_USERFAULTFD
+	MRR_KDEP(k_userfaultfd_unmap_complete, NULL, 0),
 #endif
 };
 
+/*
+ * Variables read through kallsyms.  BTF describes no global variable but
+ * per-CPU ones, so these are typed by the kernel's own declarations
+ * (mm.h/internal.h, security.h, mman.h); they are only read, and
+ * vm_committed_as is changed through its exported percpu_counter API.
+ */
 static int *mrr_sysctl_max_map_count;
 static unsigned long *mrr_mmap_min_addr_p;
 static struct percpu_counter *mrr_committed_as;
@@ -300,13 +289,14 @@ static const struct mrr_kvar mrr_vars[] = {
 
 int mrr_compat_init(void)
 {
-	return mrr_ksyms_init(mrr_syms, ARRAY_SIZE(mrr_syms),
-			      mrr_vars, ARRAY_SIZE(mrr_vars));
+	return mrr_ksyms_init(mrr_deps, ARRAY_SIZE(mrr_deps),
+			      mrr_vars, ARRAY_SIZE(mrr_vars),
+			      mrr_layouts, ARRAY_SIZE(mrr_layouts));
 }
 
 struct vm_area_struct *mrr_vma_lookup(struct mm_struct *mm, unsigned long addr)
 {
-#ifdef MRR_HAVE_VMA_LOOKUP
+#ifdef MRR_VMA_LOOKUP_YES
 	return vma_lookup(mm, addr);
 #else
 	struct vm_area_struct *vma = find_vma(mm, addr);
@@ -317,14 +307,14 @@ struct vm_area_struct *mrr_vma_lookup(struct mm_struct *mm, unsigned long addr)
 
 void mrr_vma_start_write(struct vm_area_struct *vma)
 {
-#ifdef MRR_HAVE_VMA_START_WRITE
+#ifdef MRR_VMA_START_WRITE_YES
 	vma_start_write(vma);
 #endif
 }
 
 void mrr_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags)
 {
-#ifdef MRR_HAVE_VM_FLAGS_SET
+#ifdef MRR_VM_FLAGS_CLEAR_YES
 	vm_flags_clear(vma, flags);
 #else
 	vma->vm_flags &= ~flags;
@@ -352,7 +342,7 @@ bool mrr_vma_uffd_registered(struct vm_area_struct *vma)
 /* Whether munmap may split @vma at @addr (hugetlb and some drivers refuse). */
 int mrr_vma_may_split(struct vm_area_struct *vma, unsigned long addr)
 {
-#ifdef MRR_HAVE_VM_OPS_MAY_SPLIT
+#ifdef MRR_VM_OPS_SPLIT_MAY_SPLIT
 	if (vma->vm_ops && vma->vm_ops->may_split)
 		return vma->vm_ops->may_split(vma, addr);
 #else
@@ -375,11 +365,11 @@ unsigned long mrr_mmap_min_addr(void)
 bool mrr_may_expand_vm(struct mm_struct *mm, struct vm_area_struct *vma,
 		       unsigned long npages)
 {
-#ifdef MRR_HAVE_VMA_FLAGS_T
-	return static_call(k_may_expand_vm)(mm, &vma->flags, npages);
-#else
-	return static_call(k_may_expand_vm)(mm, vma->vm_flags, npages);
+#ifdef MRR_VMA_FLAGS_BITMAP
+	if (mrr_kv.may_expand_vm == MRR_VBITMAP)
+		return static_call(k_may_expand_vm_bitmap)(mm, &vma->flags, npages);
 #endif
+	return static_call(k_may_expand_vm_flags)(mm, vma->vm_flags, npages);
 }
 
 int mrr_vm_enough_memory(struct mm_struct *mm, long pages)
@@ -387,11 +377,16 @@ int mrr_vm_enough_memory(struct mm_struct *mm, long pages)
 	return static_call(k_security_vm_enough_memory_mm)(mm, pages);
 }
 
-/* vm_unacct_memory() is an inline on variables that are not exported. */
+/* vm_[un]acct_memory() are inlines on variables that are not exported. */
+void mrr_vm_acct_memory(long pages)
+{
+	percpu_counter_add_batch(mrr_committed_as, pages,
+				 READ_ONCE(*mrr_committed_as_batch));
+}
+
 void mrr_vm_unacct_memory(long pages)
 {
-	percpu_counter_add_batch(mrr_committed_as, -pages,
-				 READ_ONCE(*mrr_committed_as_batch));
+	mrr_vm_acct_memory(-pages);
 }
 
 void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages)
@@ -402,30 +397,40 @@ void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages)
 unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
 				    unsigned long pgoff)
 {
-#if defined(MRR_HAVE_MM_GET_UNMAPPED_AREA_MM)
+#if defined(MRR_UNMAPPED_AREA_MM_MM)
 	return mm_get_unmapped_area(current->mm, NULL, addr, len, pgoff, 0);
-#elif defined(MRR_HAVE_MM_GET_UNMAPPED_AREA)
+#elif defined(MRR_UNMAPPED_AREA_MM)
 	return mm_get_unmapped_area(NULL, addr, len, pgoff, 0);
 #else
 	return get_unmapped_area(NULL, addr, len, pgoff, 0);
 #endif
 }
 
-int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len)
+int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len,
+		  struct list_head *uf)
 {
-	return static_call(k_do_munmap)(mm, start, len, NULL);
+	return static_call(k_do_munmap)(mm, start, len, uf);
+}
+
+void mrr_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf)
+{
+#ifdef CONFIG_USERFAULTFD
+	if (!list_empty(uf))
+		static_call(k_userfaultfd_unmap_complete)(mm, uf);
+#endif
 }
 
 int mrr_split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		  unsigned long addr, int new_below)
 {
-#ifdef MRR_HAVE_SPLIT_VMA_MM
-	return static_call(k_split_vma)(mm, vma, addr, new_below);
-#else
-	VMA_ITERATOR(vmi, mm, addr);
+#ifdef MRR_VMA_ITER_YES
+	if (mrr_kv.split_vma == MRR_VVMI) {
+		VMA_ITERATOR(vmi, mm, addr);
 
-	return static_call(k_split_vma)(&vmi, vma, addr, new_below);
+		return static_call(k_split_vma_vmi)(&vmi, vma, addr, new_below);
+	}
 #endif
+	return static_call(k_split_vma_mm)(mm, vma, addr, new_below);
 }
 
 int mrr_ksm_unmerge(struct vm_area_struct *vma, unsigned long start,
@@ -446,20 +451,33 @@ int mrr_anon_vma_prepare(struct vm_area_struct *vma)
 
 void mrr_vma_forget_pages(struct vm_area_struct *vma)
 {
-#ifdef MRR_HAVE_UNLINK_ANON_VMAS_ON_LIVE_VMA
+	pgoff_t unfaulted = vma->vm_start >> PAGE_SHIFT;
+
+	/*
+	 * The one fact neither the headers nor BTF can show: from 6.1 on
+	 * unlink_anon_vmas() also clears vma->anon_vma, so that a live VMA
+	 * may use it (6.1's MREMAP_DONTUNMAP started to); before, it was for
+	 * VMAs being freed, and a retained source keeps its anon_vma, as
+	 * that kernel's own MREMAP_DONTUNMAP leaves it.
+	 */
+	if (LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0))
+		return;
 	mrr_vma_start_write(vma);
 	static_call(k_unlink_anon_vmas)(vma);
-	/* The invariant of an unfaulted anonymous VMA. */
-	vma->vm_pgoff = vma->vm_start >> PAGE_SHIFT;
+	/* The invariants of an unfaulted anonymous VMA. */
+#ifdef MRR_VMA_ANON_PGOFF_YES
+	vma->__vm_anon_pgoff_hi = unfaulted >> 32;
+	vma->__vm_anon_pgoff_lo = unfaulted & GENMASK(31, 0);
 #endif
+	vma->vm_pgoff = unfaulted;
 }
 
 void mrr_zap(struct vm_area_struct *vma, unsigned long start,
 	     unsigned long size)
 {
-#if defined(MRR_HAVE_ZAP_VMA_RANGE)
+#if defined(MRR_ZAP_VMA_RANGE)
 	zap_vma_range(vma, start, size);
-#elif defined(MRR_HAVE_ZAP_PAGE_RANGE)
+#elif defined(MRR_ZAP_PAGE_RANGE)
 	zap_page_range(vma, start, size);
 #else
 	zap_page_range_single(vma, start, size, NULL);
@@ -472,22 +490,35 @@ int mrr_mm_populate(unsigned long start, unsigned long len)
 }
 
 struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
-				    unsigned long addr, unsigned long len,
-				    pgoff_t pgoff, bool *need_rmap_locks)
+				    unsigned long old_addr, unsigned long addr,
+				    unsigned long len, pgoff_t pgoff,
+				    bool *need_rmap_locks)
 {
-#ifdef MRR_HAVE_COPY_VMA_NO_KEEP_SOURCE
 	/*
-	 * Without keep_source, copy_vma() may merge the destination with an
-	 * unfaulted source (it realigns pgoff to the new address to allow
-	 * merging).  A source with an anon_vma keeps its pgoff, which can
-	 * never be contiguous with the destination's, so give it one.
+	 * copy_vma() may merge the destination with the source itself when
+	 * the source has no anon_vma: it then realigns pgoff to the new
+	 * address.  keep_source forbids that only on the kernels that have
+	 * the fix behind it (6.1.191, 6.12.114, 7.2.11), so give the source
+	 * an anon_vma on every kernel: its pgoff stays, and can never be
+	 * contiguous with the destination's.  mrr_copy_vma()'s caller checks
+	 * the result all the same.
 	 */
 	if (mrr_anon_vma_prepare(*vmap))
 		return NULL;
-	return static_call(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks);
-#else
-	return static_call(k_copy_vma)(vmap, addr, len, pgoff, need_rmap_locks, true);
+	switch (mrr_kv.copy_vma) {
+	case MRR_V5:
+		return static_call(k_copy_vma_5)(vmap, addr, len, pgoff,
+						 need_rmap_locks);
+#ifdef MRR_VMA_ANON_PGOFF_YES
+	case MRR_V7:
+		return static_call(k_copy_vma_7)(vmap, addr, len, pgoff,
+				__linear_anon_page_index(*vmap, old_addr),
+				need_rmap_locks, true);
 #endif
+	default:
+		return static_call(k_copy_vma_6)(vmap, addr, len, pgoff,
+						 need_rmap_locks, true);
+	}
 }
 
 unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
@@ -496,10 +527,6 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 				   unsigned long new_addr, unsigned long len,
 				   bool need_rmap_locks)
 {
-#if defined(MRR_HAVE_MOVE_PAGE_TABLES_IN_MM_H)
-	return static_call(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
-				  need_rmap_locks);
-#elif defined(MRR_HAVE_MOVE_PAGE_TABLES_PMC)
 	struct pagetable_move_control pmc = {
 		.old = vma,
 		.new = new_vma,
@@ -510,11 +537,23 @@ unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 		.need_rmap_locks = need_rmap_locks,
 	};
 
-	return static_call(k_move_page_tables)(&pmc);
-#else
-	return static_call(k_move_page_tables)(vma, old_addr, new_vma, new_addr, len,
-				  need_rmap_locks, false);
-#endif
+	switch (mrr_kv.move_page_tables) {
+	case MRR_V6:
+		return static_call(k_move_page_tables_6)(vma, old_addr, new_vma,
+							 new_addr, len,
+							 need_rmap_locks);
+	case MRR_V7:
+		return static_call(k_move_page_tables_7)(vma, old_addr, new_vma,
+							 new_addr, len,
+							 need_rmap_locks, false);
+	default:
+		return static_call(k_move_page_tables_pmc)(&pmc);
+	}
+}
+
+int mrr_security_protect_none(struct vm_area_struct *vma)
+{
+	return mrr_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
 }
 
 int mrr_protect_none(struct mm_struct *mm, unsigned long start,
@@ -523,7 +562,7 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 	struct vm_area_struct *vma, *prev;
 	vm_flags_t newflags;
 	int err;
-#ifdef MRR_MPROTECT_GATHERS
+#ifdef MRR_VMA_ITER_YES
 	VMA_ITERATOR(vmi, mm, start);
 	struct mmu_gather tlb;
 
@@ -539,19 +578,17 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 #endif
 	/* The pkey stays: it is reset only for execute-only mappings. */
 	newflags = vma->vm_flags & ~VM_ACCESS_FLAGS;
-	err = mrr_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
-	if (err)
-		return err;
-#if defined(MRR_HAVE_MPROTECT_FIXUP_VMI)
+#ifdef MRR_VMA_ITER_YES
 	static_call(k_tlb_gather_mmu)(&tlb, mm);
-	err = static_call(k_mprotect_fixup)(&vmi, &tlb, vma, &prev, start, end, newflags);
-	static_call(k_tlb_finish_mmu)(&tlb);
-#elif defined(MRR_HAVE_MPROTECT_FIXUP_TLB)
-	static_call(k_tlb_gather_mmu)(&tlb, mm);
-	err = static_call(k_mprotect_fixup)(&tlb, vma, &prev, start, end, newflags);
+	if (mrr_kv.mprotect_fixup == MRR_VVMI)
+		err = static_call(k_mprotect_fixup_vmi)(&vmi, &tlb, vma, &prev,
+							start, end, newflags);
+	else
+		err = static_call(k_mprotect_fixup_tlb)(&tlb, vma, &prev,
+							start, end, newflags);
 	static_call(k_tlb_finish_mmu)(&tlb);
 #else
-	err = static_call(k_mprotect_fixup)(vma, &prev, start, end, newflags);
+	err = static_call(k_mprotect_fixup_5)(vma, &prev, start, end, newflags);
 #endif
 	return err;
 }

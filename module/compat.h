@@ -2,10 +2,11 @@
 /*
  * The one place where kernel versions differ.
  *
- * move.c speaks only this interface; compat.c implements it for 5.10 up to
- * 7.x, choosing by what the headers declare (generated/compat-config.h, see
- * probe.sh) and, for declarations in mm/'s private headers that a headers
- * package does not ship, by version with the reason given beside the test.
+ * move.c and decommit.c speak only this interface; compat.c implements it
+ * for 5.10 up to 7.x, choosing by what the headers declare
+ * (generated/compat-config.h, see probe.sh) and, for the functions that no
+ * headers package declares or exports, by what the running kernel's BTF
+ * says (verify.h).
  */
 #ifndef MRR_COMPAT_H
 #define MRR_COMPAT_H
@@ -30,13 +31,21 @@ unsigned long mrr_mmap_min_addr(void);
 bool mrr_may_expand_vm(struct mm_struct *mm, struct vm_area_struct *vma,
 		       unsigned long npages);
 int mrr_vm_enough_memory(struct mm_struct *mm, long pages);
+void mrr_vm_acct_memory(long pages);
 void mrr_vm_unacct_memory(long pages);
 void mrr_vm_stat_account(struct mm_struct *mm, vm_flags_t flags, long npages);
 
 /* Address space changes. */
 unsigned long mrr_get_unmapped_area(unsigned long addr, unsigned long len,
 				    unsigned long pgoff);
-int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len);
+/*
+ * munmap; a userfaultfd monitor of what it unmapped is queued on @uf and
+ * told by mrr_userfaultfd_unmap_complete(), which must run after
+ * mmap_lock is released.
+ */
+int mrr_do_munmap(struct mm_struct *mm, unsigned long start, size_t len,
+		  struct list_head *uf);
+void mrr_userfaultfd_unmap_complete(struct mm_struct *mm, struct list_head *uf);
 int mrr_split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		  unsigned long addr, int new_below);
 int mrr_ksm_unmerge(struct vm_area_struct *vma, unsigned long start,
@@ -51,9 +60,12 @@ void mrr_vma_forget_pages(struct vm_area_struct *vma);
 void mrr_zap(struct vm_area_struct *vma, unsigned long start,
 	     unsigned long size);
 int mrr_mm_populate(unsigned long start, unsigned long len);
+/* The LSM's word on mprotect(PROT_NONE) of @vma (0: allowed). */
+int mrr_security_protect_none(struct vm_area_struct *vma);
 /*
  * mprotect(@start, @end - @start, PROT_NONE), for a range inside one VMA
- * that is mapped, anonymous, not executable and not sealed.
+ * that is mapped, anonymous, not executable and not sealed, once the LSM
+ * has allowed it.
  */
 int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 		     unsigned long end);
@@ -66,12 +78,14 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 #endif
 
 /*
- * Create the destination VMA as a copy of @*vmap's range at @addr; the
- * source is never merged into it (keep_source semantics).
+ * Create the destination VMA at @addr as a copy of @*vmap's range that
+ * starts at @old_addr.  The source is given an anon_vma first, so that it
+ * cannot merge with the destination; the caller checks that it did not.
  */
 struct vm_area_struct *mrr_copy_vma(struct vm_area_struct **vmap,
-				    unsigned long addr, unsigned long len,
-				    pgoff_t pgoff, bool *need_rmap_locks);
+				    unsigned long old_addr, unsigned long addr,
+				    unsigned long len, pgoff_t pgoff,
+				    bool *need_rmap_locks);
 unsigned long mrr_move_page_tables(struct vm_area_struct *vma,
 				   unsigned long old_addr,
 				   struct vm_area_struct *new_vma,

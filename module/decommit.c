@@ -60,6 +60,15 @@ static int mrr_decommit_check(struct mm_struct *mm, unsigned long start,
 	 */
 	if (mm->map_count + 2 > mrr_max_map_count())
 		return -EOPNOTSUPP;
+	/* The LSM decides before anything is discarded, as mprotect() asks it first. */
+	for (addr = start; addr < end; ) {
+		struct vm_area_struct *vma = mrr_vma_lookup(mm, addr);
+		int err = mrr_security_protect_none(vma);
+
+		if (err)
+			return err;
+		addr = vma->vm_end;
+	}
 	return 0;
 }
 

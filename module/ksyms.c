@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Resolve non-exported kernel symbols once at load and point our static
- * calls at them (see ksyms.h for why static calls, rather than function
- * pointers).
+ * calls at them, after the BTF check (see ksyms.h and verify.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/kprobes.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/printk.h>
 #include <linux/string.h>
 
+#include "kdecl.h"
 #include "ksyms.h"
+#include "verify.h"
 
 /* Size of the endbr64 instruction that opens functions on IBT kernels. */
 #define MRR_ENDBR_SIZE 4
@@ -44,33 +46,53 @@ static unsigned long mrr_find_kallsyms_lookup_name(void)
 	return addr;
 }
 
-static unsigned long mrr_kallsyms_lookup_name(const char *name)
-{
-	mrr_stub_reached(__func__);
-	return 0;
-}
-
-DEFINE_STATIC_CALL(mrr_kallsyms_lookup_name, mrr_kallsyms_lookup_name);
+MRR_KFUNC(k_kallsyms_lookup_name, "kallsyms_lookup_name", unsigned long,
+	  (const char *, name));
 
 static unsigned long mrr_lookup(const char *name)
 {
 	if (fail_symbol && !strcmp(name, fail_symbol))
 		return 0;
-	return static_call(mrr_kallsyms_lookup_name)(name);
+	return static_call(k_kallsyms_lookup_name)(name);
 }
 
-static void mrr_point(struct mrr_ksym *k)
+static void mrr_point(struct mrr_kdep *k)
 {
 	__static_call_update(k->key, k->tramp, (void *)k->addr);
 }
 
-int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
-		   const struct mrr_kvar *vars, size_t nvars)
+/* The BTF checks: kallsyms_lookup_name() first, as it is called first. */
+static int mrr_ksyms_verify(struct mrr_kdep *lookup, struct mrr_kdep *deps,
+			    size_t ndeps,
+			    const struct mrr_cstruct *const *structs,
+			    size_t nstructs)
 {
-	struct mrr_ksym lookup = MRR_KSYM("kallsyms_lookup_name",
-					  mrr_kallsyms_lookup_name);
+	struct mrr_btf *btf = mrr_btf_load();
+	int err;
+
+	if (IS_ERR(btf))
+		return PTR_ERR(btf);
+	err = mrr_verify_funcs(btf, lookup, 1);
+	if (!err)
+		err = mrr_verify_funcs(btf, deps, ndeps);
+	if (!err)
+		err = mrr_verify_structs(btf, structs, nstructs);
+	mrr_btf_unload(btf);
+	return err;
+}
+
+int mrr_ksyms_init(struct mrr_kdep *deps, size_t ndeps,
+		   const struct mrr_kvar *vars, size_t nvars,
+		   const struct mrr_cstruct *const *structs, size_t nstructs)
+{
+	struct mrr_kdep lookup = MRR_KDEP(k_kallsyms_lookup_name, NULL, 0);
 	unsigned long addr;
 	size_t i;
+	int err;
+
+	err = mrr_ksyms_verify(&lookup, deps, ndeps, structs, nstructs);
+	if (err)
+		return err;
 
 	lookup.addr = mrr_find_kallsyms_lookup_name();
 	if (!lookup.addr) {
@@ -99,15 +121,18 @@ int mrr_ksyms_init(struct mrr_ksym *syms, size_t nsyms,
 		}
 	}
 	/* All found before any is pointed at: a refusal leaves no trace. */
-	for (i = 0; i < nsyms; i++) {
-		syms[i].addr = mrr_lookup(syms[i].name);
-		if (!syms[i].addr) {
+	for (i = 0; i < ndeps; i++) {
+		if (!deps[i].selected)
+			continue;
+		deps[i].addr = mrr_lookup(deps[i].decl->name);
+		if (!deps[i].addr) {
 			pr_err("kernel function %s not found: kernel not supported\n",
-			       syms[i].name);
+			       deps[i].decl->name);
 			return -EOPNOTSUPP;
 		}
 	}
-	for (i = 0; i < nsyms; i++)
-		mrr_point(&syms[i]);
+	for (i = 0; i < ndeps; i++)
+		if (deps[i].selected)
+			mrr_point(&deps[i]);
 	return 0;
 }

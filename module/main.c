@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/uaccess.h>
 
 #include <mremap_retain/ioctl.h>
@@ -70,6 +71,9 @@ static long mrr_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
+	/* Every operation is on the caller's own mm; a kernel thread has none. */
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return -EINVAL;
 	switch (cmd) {
 	case MREMAP_RETAIN_IOC_INFO:
 		return mrr_ioctl_info(uarg);

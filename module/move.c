@@ -35,6 +35,8 @@ struct mrr_plan {
 	bool populate;			/* fault in the locked growth after unlock */
 	bool stored;			/* the result is in the caller's memory */
 	bool store_failed;		/* ... could not be put there under the lock */
+	/* What a FIXED destination's unmap gives back, in pages. */
+	unsigned long dest_pages, dest_locked, dest_acct;
 };
 
 static bool mrr_fixed(const struct mrr_plan *p)
@@ -79,9 +81,14 @@ static long mrr_plan_request(const struct mrr_move *req, struct mrr_plan *p)
 	return 0;
 }
 
-/* Only private anonymous memory can be left behind as fresh memory. */
+/*
+ * Only private anonymous memory can be left behind as fresh memory.  A
+ * sealed source is EPERM before anything else, as mremap() has it.
+ */
 static long mrr_check_source(struct vm_area_struct *vma)
 {
+	if (mrr_vma_sealed(vma))
+		return -EPERM;
 	if (!vma_is_anonymous(vma) || vma->vm_file)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_SHARED | VM_MAYSHARE | VM_IO | VM_PFNMAP |
@@ -89,26 +96,33 @@ static long mrr_check_source(struct vm_area_struct *vma)
 		return -EINVAL;
 	if (is_vm_hugetlb_page(vma) || mrr_vma_uffd_registered(vma))
 		return -EINVAL;
-	if (mrr_vma_sealed(vma))
-		return -EPERM;
 	return 0;
 }
 
 /*
  * A FIXED destination is unmapped first; refuse here whatever that unmap
- * would refuse, so that it cannot fail once we have started.
+ * would refuse, so that it cannot fail once we have started, and count
+ * what it will give back, so that the limits are judged net of it, as
+ * mremap() judges them after its unmap.
  */
-static long mrr_check_destination(struct mm_struct *mm,
-				  const struct mrr_plan *p)
+static long mrr_check_destination(struct mm_struct *mm, struct mrr_plan *p)
 {
 	unsigned long start = p->new_addr, end = p->new_addr + p->new_len;
 	struct vm_area_struct *vma;
+	unsigned long pages;
 	int err;
 
 	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
 	     vma = find_vma(mm, vma->vm_end)) {
 		if (p->flags & MREMAP_RETAIN_MOVE_NOREPLACE)
 			return -EEXIST;
+		pages = (min(end, vma->vm_end) - max(start, vma->vm_start)) >>
+			PAGE_SHIFT;
+		p->dest_pages += pages;
+		if (vma->vm_flags & VM_LOCKED)
+			p->dest_locked += pages;
+		if (vma->vm_flags & VM_ACCOUNT)
+			p->dest_acct += pages;
 		if (mrr_vma_sealed(vma))
 			return -EPERM;
 		if (vma->vm_start < start) {
@@ -225,12 +239,38 @@ static void mrr_retire_source(struct vm_area_struct *vma,
 		mrr_vma_forget_pages(vma);
 }
 
-static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
-			    u64 __user *result)
+/*
+ * Put back what a failed move had moved and unmap the destination (which
+ * returns its charge and total_vm).  The destination was a copy of a
+ * locked source: its unmap takes its pages off locked_vm, which the move
+ * never added; add them first, as mremap() does.
+ */
+static long mrr_undo(struct mm_struct *mm, struct mrr_plan *p,
+		     struct vm_area_struct *vma, struct vm_area_struct *new_vma,
+		     unsigned long moved, struct list_head *uf)
 {
+	if (moved)
+		mrr_move_page_tables(new_vma, p->new_addr, vma, p->old_addr,
+				     moved, true);
+	if (p->locked)
+		mm->locked_vm += p->new_len >> PAGE_SHIFT;
+	/*
+	 * This unmap splits nothing (the destination is a VMA of its own,
+	 * or a neighbour it merged into would have to split): it can fail
+	 * only if the maple tree cannot allocate; retry once.
+	 */
+	if (mrr_do_munmap(mm, p->new_addr, p->new_len, uf))
+		mrr_do_munmap(mm, p->new_addr, p->new_len, uf);
+	return -ENOMEM;
+}
+
+static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
+			    u64 __user *result, struct list_head *uf)
+{
+	unsigned long new_pages = p->new_len >> PAGE_SHIFT;
 	struct vm_area_struct *vma, *new_vma;
-	unsigned long new_pgoff, moved;
-	bool need_rmap_locks;
+	unsigned long new_pgoff, moved, grow;
+	bool need_rmap_locks, account;
 	long charged = 0;
 	long err;
 
@@ -241,6 +281,7 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	if (err)
 		return err;
 	p->locked = vma->vm_flags & VM_LOCKED;
+	account = vma->vm_flags & VM_ACCOUNT;
 
 	err = mrr_fixed(p) ? mrr_check_destination(mm, p) :
 			     mrr_choose_destination(vma, p);
@@ -252,10 +293,14 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	 */
 	if (mm->map_count + 2 >= mrr_max_map_count() - 3)
 		return -ENOMEM;
-	if (!mrr_may_expand_vm(mm, vma, p->new_len >> PAGE_SHIFT))
+	/* The limits, net of what a FIXED destination gives back. */
+	if (new_pages > p->dest_pages &&
+	    !mrr_may_expand_vm(mm, vma, new_pages - p->dest_pages))
 		return -ENOMEM;
-	if (p->locked && p->new_len > p->old_len &&
-	    !mrr_mlock_ok(mm, p->new_len - p->old_len))
+	grow = p->locked && p->new_len > p->old_len ?
+	       (p->new_len - p->old_len) >> PAGE_SHIFT : 0;
+	if (grow > p->dest_locked &&
+	    !mrr_mlock_ok(mm, (grow - p->dest_locked) << PAGE_SHIFT))
 		return -EAGAIN;
 
 	err = mrr_store_result(p, result);
@@ -267,10 +312,16 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	if (err)
 		return err;
 
-	if (vma->vm_flags & VM_ACCOUNT) {
-		if (mrr_vm_enough_memory(mm, p->new_len >> PAGE_SHIFT))
+	/*
+	 * The destination is charged new_len, as mremap(MREMAP_DONTUNMAP)
+	 * charges it (the source keeps its own charge).  What the FIXED
+	 * unmap will give back is taken off the check, and added again once
+	 * that unmap has given it back.
+	 */
+	if (account && new_pages > p->dest_acct) {
+		if (mrr_vm_enough_memory(mm, new_pages - p->dest_acct))
 			return -ENOMEM;
-		charged = p->new_len >> PAGE_SHIFT;
+		charged = new_pages - p->dest_acct;
 	}
 
 	/* Only the source range loses VM_LOCKED: split it off first. */
@@ -280,9 +331,13 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 			goto unacct;
 	}
 	if (mrr_fixed(p)) {
-		err = mrr_do_munmap(mm, p->new_addr, p->new_len);
+		err = mrr_do_munmap(mm, p->new_addr, p->new_len, uf);
 		if (err)
 			goto unacct;
+		if (account) {
+			mrr_vm_acct_memory(new_pages - charged);
+			charged = new_pages;
+		}
 	}
 	/* Splits and unmaps may have replaced the VMA structures. */
 	vma = mrr_vma_lookup(mm, p->old_addr);
@@ -290,33 +345,27 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	mrr_vma_start_write(vma);
 	new_pgoff = vma->vm_pgoff +
 		    ((p->old_addr - vma->vm_start) >> PAGE_SHIFT);
-	new_vma = mrr_copy_vma(&vma, p->new_addr, p->new_len, new_pgoff,
-			       &need_rmap_locks);
+	new_vma = mrr_copy_vma(&vma, p->old_addr, p->new_addr, p->new_len,
+			       new_pgoff, &need_rmap_locks);
 	if (!new_vma) {
 		err = -ENOMEM;
 		goto unacct;
 	}
+	mrr_vm_stat_account(mm, new_vma->vm_flags, new_pages);
+	/* The source must still be the VMA it was: never merged into. */
+	if (new_vma == vma || vma->vm_start > p->old_addr ||
+	    vma->vm_end < p->old_addr + p->old_len)
+		return mrr_undo(mm, p, vma, new_vma, 0, uf);
 
 	moved = mrr_move_page_tables(vma, p->old_addr, new_vma, p->new_addr,
 				     p->move_len, need_rmap_locks);
-	mrr_vm_stat_account(mm, new_vma->vm_flags, p->new_len >> PAGE_SHIFT);
-	if (moved < p->move_len) {
-		/*
-		 * Out of memory for page tables: put back what moved, then
-		 * unmap the destination, which also returns its charge and
-		 * its total_vm.
-		 */
-		mrr_move_page_tables(new_vma, p->new_addr, vma, p->old_addr,
-				     moved, true);
-		mrr_do_munmap(mm, p->new_addr, p->new_len);
-		return -ENOMEM;
-	}
+	if (moved < p->move_len)
+		return mrr_undo(mm, p, vma, new_vma, moved, uf);
 
 	mrr_retire_source(vma, p);
 	if (p->locked) {
 		/* The source's lock ends, the destination's begins. */
-		mm->locked_vm += (p->new_len >> PAGE_SHIFT) -
-				 (p->old_len >> PAGE_SHIFT);
+		mm->locked_vm += new_pages - (p->old_len >> PAGE_SHIFT);
 		p->populate = p->new_len > p->old_len &&
 			      !(new_vma->vm_flags & VM_LOCKONFAULT);
 	}
@@ -332,6 +381,7 @@ long mrr_move(struct mrr_move *req)
 {
 	struct mm_struct *mm = current->mm;
 	struct mrr_plan plan;
+	LIST_HEAD(uf);
 	int tries = 0;
 	long err;
 
@@ -342,8 +392,10 @@ long mrr_move(struct mrr_move *req)
 			return err;
 		if (mmap_write_lock_killable(mm))
 			return -EINTR;
-		err = mrr_move_locked(mm, &plan, req->result);
+		err = mrr_move_locked(mm, &plan, req->result, &uf);
 		mmap_write_unlock(mm);
+		/* A userfaultfd monitor of a replaced destination hears of it. */
+		mrr_userfaultfd_unmap_complete(mm, &uf);
 		if (!plan.store_failed)
 			break;
 		/* Fault the field in (EFAULT if it is not writable at all). */

@@ -39,12 +39,16 @@ guest_run() {
 	mkdir -p "$work"
 	rm -f "$work/results" "$work/dmesg" "$work/console.log"
 
-	if ! "$VM_DIR/mkrootfs" "$suite"; then
-		guest_error="cannot build the $suite root filesystem"
+	local rootfs
+	rootfs=$(kernel_rootfs "$suite")
+	"$VM_DIR/mkrootfs" "$rootfs" || true
+	root=$(rootfs_dir "$rootfs")
+	if ! guest_kver=$(kernel_release "$suite"); then
+		guest_error="kernel $suite is not installed in the $rootfs root filesystem: $(
+			sed -n "s/^$suite: //p" "$root/.kernels-failed" 2>/dev/null | head -n 1)"
+		guest_kver=
 		return 1
 	fi
-	root=$(rootfs_dir "$suite")
-	guest_kver=$(rootfs_kver "$root") || true
 	if [ -z "$ko" ]; then
 		ko="$work/mremap_retain.ko"
 		if ! "$VM_DIR/dkms-build" --copy "$ko" "$suite"; then

@@ -13,6 +13,7 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP_DIR=$(cd "$VM_DIR/../.." && pwd)
 CACHE_DIR=${MREMAP_RETAIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mremap_retain}
 ALL_SUITES="bullseye bookworm trixie sid"
+MATRIX_FILE="$VM_DIR/matrix"
 
 die() {
 	echo "${0##*/}: $*" >&2
@@ -67,6 +68,69 @@ check_suite() {
 
 rootfs_dir() {
 	echo "$CACHE_DIR/rootfs/$1"
+}
+
+# The kernels of the matrix (tests/vm/matrix): their names, in order; the
+# root filesystem (suite) of one; its candidates META/ARCHIVE.
+matrix_names() {
+	awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$MATRIX_FILE"
+}
+
+matrix_field() {
+	awk -v n="$1" -v f="$2" '!/^[[:space:]]*(#|$)/ && $1 == n {
+		if (f == "rootfs") print $2
+		else { for (i = 3; i <= NF; i++) print $i }
+	}' "$MATRIX_FILE"
+}
+
+check_kernel() {
+	[ -n "$(matrix_field "$1" rootfs)" ] ||
+		die "unknown kernel '$1' (known: $(matrix_names | tr '\n' ' '))"
+}
+
+kernel_rootfs() {
+	matrix_field "$1" rootfs
+}
+
+# The root filesystems that a list of kernel names needs, each once.
+kernels_rootfs() {
+	local k
+	for k in "$@"; do
+		check_kernel "$k"
+		kernel_rootfs "$k"
+	done | awk '!seen[$0]++'
+}
+
+# The release (uname -r) of kernel NAME, as mkrootfs installed it in its
+# root filesystem (or in ROOT): ROOTFS/.kernels has "NAME RELEASE" lines.
+kernel_release() {
+	local root=${2:-} k
+	[ -n "$root" ] || root=$(rootfs_dir "$(kernel_rootfs "$1")")
+	k=$(awk -v n="$1" '$1 == n { print $2 }' "$root/.kernels" 2>/dev/null)
+	[ -n "$k" ] || return 1
+	echo "$k"
+}
+
+# The headers (build tree) of kernel release KREL in root filesystem ROOT,
+# as a path on this machine: where ROOT's /lib/modules/KREL/build leads.
+kernel_headers() {
+	local root=$1 krel=$2 t
+	t=$(readlink "$root/lib/modules/$krel/build") || return 1
+	case $t in
+	/*) t=$root$t ;;
+	*) t=$root/lib/modules/$krel/$t ;;
+	esac
+	[ -f "$t/Makefile" ] || return 1
+	echo "$t"
+}
+
+# The image of kernel release KREL in root filesystem ROOT.
+kernel_image() {
+	local root=$1 krel=$2 f
+	for f in "$root/boot/vmlinuz-$krel" "$root/usr/lib/modules/$krel/vmlinuz"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
 }
 
 # Run a command inside a root filesystem with /proc, /sys and /dev mounted

@@ -12,7 +12,6 @@
 #   make vm-deps      install the Debian packages the harness needs
 
 VM_DIR     := tests/vm
-KERNELS    ?= bullseye bookworm trixie sid
 VM_PARALLEL ?= 2
 
 .PHONY: check-guest vm-prepare vm-deps
@@ -31,4 +30,4 @@ check-guest: vm-deps
 		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
 
 vm-prepare: vm-deps
-	printf '%s\n' $(KERNELS) | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
+	bash -c '. $(VM_DIR)/lib.sh && kernels_rootfs $(KERNELS)' | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}

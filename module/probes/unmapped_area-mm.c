@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Probe: mm_get_unmapped_area() without the mm argument (7.x). */
+/* Probe: mm_get_unmapped_area() without the mm (7.x). */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 

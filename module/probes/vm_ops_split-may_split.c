@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Probe: vm_operations_struct has may_split (renamed from split in 5.11). */
+/* Probe: vm_operations_struct has may_split (5.11+). */
 #include <linux/mm.h>
 
 int mrr_probe(struct vm_area_struct *v);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Probe: zap_vma_range(vma, addr, size) (7.x). */
+/* Probe: no vm_flags_clear(): vm_flags is written directly. */
 #include <linux/mm.h>
 
 void mrr_probe(struct vm_area_struct *v);
 void mrr_probe(struct vm_area_struct *v)
 {
-	zap_vma_range(v, 0, 0);
+	v->vm_flags &= ~VM_LOCKED;
 }

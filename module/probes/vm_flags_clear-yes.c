@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Probe: vm_flags_set()/vm_flags_clear() exist (6.3+; vm_flags is read-only otherwise). */
+/* Probe: vm_flags_clear() exists (6.3+; vm_flags is read-only then). */
 #include <linux/mm.h>
 
 void mrr_probe(struct vm_area_struct *v);

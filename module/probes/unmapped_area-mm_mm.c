@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Probe: mm_get_unmapped_area() takes the mm first (6.12). */
+/* Probe: mm_get_unmapped_area() takes the mm first (6.9 to 6.x). */
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 

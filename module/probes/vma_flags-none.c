@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Probe: no vma_flags_t (the name is free). */
+#include <linux/mm.h>
+
+int vma_flags_t;
