@@ -25,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 #endif
 
 /* A C type as the module spells it, with what the compiler says of it. */
@@ -65,7 +68,55 @@ struct mrr_cstruct {
 	bool whole;
 	unsigned int nmembers;
 	const struct mrr_cmember *members;
+	/* Checked only where *variant == id (a function's chosen variant). */
+	const int *variant;
+	int id;
 };
+
+/*
+ * Describing a declaration: what the compiler knows of type T, and a
+ * function's whole prototype from its (type, name) pairs.  The module's
+ * MRR_KFUNC (kdecl.h) builds on these; so do the host tests.
+ */
+#define MRR_CTYPE(T) {							\
+	.decl = #T,							\
+	.size = sizeof(T),						\
+	.is_pointer = __builtin_classify_type((T)0) == 5,		\
+	.is_bool = __builtin_types_compatible_p(T, _Bool),		\
+	.is_signed = __builtin_choose_expr(				\
+		__builtin_classify_type((T)0) == 5, 0, (T)-1 < (T)1),	\
+}
+
+/* Up to eight (type, name) pairs, mapped with M and joined with commas. */
+#define MRR_NARGS(...) MRR_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MRR_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, n, ...) n
+#define MRR_CAT(a, b) MRR_CAT_(a, b)
+#define MRR_CAT_(a, b) a##b
+#define MRR_MAP(M, ...) MRR_CAT(MRR_MAP, MRR_NARGS(__VA_ARGS__))(M, __VA_ARGS__)
+#define MRR_MAP1(M, p) M p
+#define MRR_MAP2(M, p, ...) M p, MRR_MAP1(M, __VA_ARGS__)
+#define MRR_MAP3(M, p, ...) M p, MRR_MAP2(M, __VA_ARGS__)
+#define MRR_MAP4(M, p, ...) M p, MRR_MAP3(M, __VA_ARGS__)
+#define MRR_MAP5(M, p, ...) M p, MRR_MAP4(M, __VA_ARGS__)
+#define MRR_MAP6(M, p, ...) M p, MRR_MAP5(M, __VA_ARGS__)
+#define MRR_MAP7(M, p, ...) M p, MRR_MAP6(M, __VA_ARGS__)
+#define MRR_MAP8(M, p, ...) M p, MRR_MAP7(M, __VA_ARGS__)
+
+#define MRR_PARAM_DECL(T, n) T n
+#define MRR_PARAM_DESC(T, n) { .type = MRR_CTYPE(T), .name = #n }
+
+#define MRR_CTYPE_VOID { .decl = "void" }
+
+#define MRR_KFUNC_DESC(call, sym, ret_ctype, ...)			\
+	static const struct mrr_cparam call##_params[] = {		\
+		MRR_MAP(MRR_PARAM_DESC, __VA_ARGS__)			\
+	};								\
+	static const struct mrr_cfunc call##_decl = {			\
+		.name = sym,						\
+		.ret = ret_ctype,					\
+		.nparams = ARRAY_SIZE(call##_params),			\
+		.params = call##_params,				\
+	}
 
 /* A kernel's BTF, indexed. */
 struct mrr_btf {

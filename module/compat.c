@@ -46,23 +46,16 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 
 #include "compat.h"
 #include "kdecl.h"
+#include "pmc.h"
 #include "ksyms.h"
 #include "verify.h"
 
 /*
  * mm/internal.h's struct pagetable_move_control (6.15+), which no headers
- * package ships: declared once here, and checked member by member against
- * the running kernel's BTF before move_page_tables() is ever called with it.
+ * package ships: declared once (pmc.h), and checked member by member
+ * against the running kernel's BTF before move_page_tables() is ever called
+ * with it.
  */
-#define MRR_PMC_MEMBERS(X)					\
-	X(struct vm_area_struct *, old)				\
-	X(struct vm_area_struct *, new)				\
-	X(unsigned long, old_addr)				\
-	X(unsigned long, old_end)				\
-	X(unsigned long, new_addr)				\
-	X(unsigned long, len_in)				\
-	X(bool, need_rmap_locks)				\
-	X(bool, for_stack)
 #define MRR_DECLARE_MEMBER(T, m) T m;
 #define MRR_DESCRIBE_PMC_MEMBER(T, m) \
 	MRR_CMEMBER(struct pagetable_move_control, T, m),
@@ -75,12 +68,24 @@ static const struct mrr_cmember mrr_pmc_members[] = {
 	MRR_PMC_MEMBERS(MRR_DESCRIBE_PMC_MEMBER)
 };
 
+/* The variants this kernel has (chosen at load, see mrr_deps below). */
+enum { MRR_V5, MRR_V6, MRR_V7, MRR_VPMC, MRR_VMM, MRR_VVMI, MRR_VTLB,
+       MRR_VFLAGS, MRR_VBITMAP };
+
+static struct {
+	int copy_vma, move_page_tables, split_vma, may_expand_vm;
+	int mprotect_fixup;
+} mrr_kv;
+
+/* Laid out only for the move_page_tables() that takes it. */
 static const struct mrr_cstruct mrr_pmc_layout = {
 	.name = "pagetable_move_control",
 	.size = sizeof(struct pagetable_move_control),
 	.whole = true,
 	.nmembers = ARRAY_SIZE(mrr_pmc_members),
 	.members = mrr_pmc_members,
+	.variant = &mrr_kv.move_page_tables,
+	.id = MRR_VPMC,
 };
 
 /* Public structures, read through the headers: the members we use. */
@@ -220,15 +225,6 @@ MRR_KFUNC(k_security_file_mprotect, "security_file_mprotect", int,
 MRR_KFUNC_VOID(k_userfaultfd_unmap_complete, "userfaultfd_unmap_complete",
 	       (struct mm_struct *, mm), (struct list_head *, uf));
 #endif
-
-/* The variants this kernel has (chosen by mrr_verify()). */
-enum { MRR_V5, MRR_V6, MRR_V7, MRR_VPMC, MRR_VMM, MRR_VVMI, MRR_VTLB,
-       MRR_VFLAGS, MRR_VBITMAP };
-
-static struct {
-	int copy_vma, move_page_tables, split_vma, may_expand_vm;
-	int mprotect_fixup;
-} mrr_kv;
 
 static struct mrr_kdep mrr_deps[] = {
 	MRR_KDEP(k_copy_vma_5, &mrr_kv.copy_vma, MRR_V5),

@@ -216,6 +216,8 @@ int mrr_verify_structs(const struct mrr_btf *btf,
 	size_t i;
 
 	for (i = 0; i < nstructs; i++) {
+		if (structs[i]->variant && *structs[i]->variant != structs[i]->id)
+			continue;
 		if (mrr_check_struct(btf, structs[i], msg)) {
 			pr_err("refusing to load: %s\n", msg);
 			return -EOPNOTSUPP;

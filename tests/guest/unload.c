@@ -91,18 +91,17 @@ static int klog_has(const char *needle)
 }
 
 /*
- * The module's promise on a kernel that lacks a symbol it needs: the load
- * fails with one clear line, and nothing of it stays behind.  The
- * fail_symbol parameter makes it treat one symbol as missing.
+ * The module's promise on a kernel it cannot prove it calls correctly:
+ * the load fails with one clear line, and nothing of it stays behind (so
+ * the library falls back, see child_no_module()).  Test-only parameters
+ * make a kernel that has everything look otherwise: fail_symbol= a
+ * missing symbol, test_proto= a function whose prototype differs from the
+ * module's, test_member= a structure member at another offset.
  */
-static void missing_symbol(const char *sym, const char *kind)
+static void refused(const char *params, const char *line)
 {
-	char params[128], line[160];
 	int kfd, rc, e;
 
-	snprintf(params, sizeof(params), "fail_symbol=%s", sym);
-	snprintf(line, sizeof(line), "mremap_retain: kernel %s %s not found",
-		 kind, sym);
 	kfd = open(KO, O_RDONLY | O_CLOEXEC);
 	errno = 0;
 	rc = kfd < 0 ? -1 : (int)syscall(SYS_finit_module, kfd, params, 0);
@@ -110,11 +109,21 @@ static void missing_symbol(const char *sym, const char *kind)
 	if (kfd >= 0)
 		close(kfd);
 	tap_ok(rc == -1 && e == EOPNOTSUPP,
-	       "load with %s missing fails with EOPNOTSUPP (%s)", sym,
+	       "load with %s fails with EOPNOTSUPP (%s)", params,
 	       rc ? tl_errname(e) : "loaded");
 	tap_ok(klog_has(line), "kernel log says \"%s\"", line);
 	tap_ok(loaded() == 0 && access(DEV, F_OK) != 0,
-	       "nothing left after the failed load (%s)", sym);
+	       "nothing left after the failed load (%s)", params);
+}
+
+static void missing_symbol(const char *sym, const char *kind)
+{
+	char params[128], line[160];
+
+	snprintf(params, sizeof(params), "fail_symbol=%s", sym);
+	snprintf(line, sizeof(line), "mremap_retain: kernel %s %s not found",
+		 kind, sym);
+	refused(params, line);
 }
 
 int main(void)
@@ -162,6 +171,22 @@ int main(void)
 	missing_symbol("copy_vma", "function");
 	missing_symbol("__mm_populate", "function");
 	missing_symbol("vm_committed_as", "symbol");
+	/* What the BTF check says; the same on every kernel. */
+	refused("test_proto=copy_vma",
+		"mremap_retain: refusing to load: copy_vma: parameter 1 is "
+		"'struct vm_area_struct **vmap' here, the module was built for "
+		"'struct mrr_test *vmap'");
+	refused("test_proto=kallsyms_lookup_name",
+		"mremap_retain: refusing to load: kallsyms_lookup_name: "
+		"parameter 1 is 'const char *name' here, the module was built "
+		"for 'struct mrr_test *name'");
+	refused("test_member=vm_area_struct.vm_pgoff",
+		"mremap_retain: refusing to load: struct vm_area_struct: member "
+		"'unsigned long vm_pgoff' (8 bytes) at offset ");
+	tap_ok(klog_has("here, the module was built for 'vm_pgoff' (8 bytes) at offset "),
+	       "... and names the offset the module was built for");
+	rc = tl_child(child_no_module, NULL, msg, sizeof(msg));
+	tap_ok(rc == 0, "after the refusals: the library falls back %s", msg);
 
 	kfd = open(KO, O_RDONLY | O_CLOEXEC);
 	if (!tap_ok(kfd >= 0, "open " KO " (%s)",

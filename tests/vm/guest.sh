@@ -10,6 +10,9 @@
 #   guest_error      empty if the guest booted, loaded the module, ran
 #                    the whole plan and powered off; else the reason
 #   guest_dmesg_bad  the problem lines of the guest's kernel log, if any
+#   guest_unserved   set (with guest_error) when the archive does not
+#                    deliver the kernel's packages (HTTP 404), so that no
+#                    DKMS build is possible for it
 #   guest_pass, guest_fail   TAP totals (suite mode)
 #   WORKDIR/results  per-program records (see protocol.awk)
 #   WORKDIR/output.log, dmesg, console.log   what the guest printed
@@ -35,6 +38,7 @@ guest_run() {
 	local mode=$1 suite=$2 plan=$3 work=$4 ko=${5:-}
 	local root token key val rc=0 t0
 	guest_kver='' guest_ready='' guest_wall='' guest_error='' guest_dmesg_bad=''
+	guest_unserved=''
 	guest_pass=0 guest_fail=0
 	mkdir -p "$work"
 	rm -f "$work/results" "$work/dmesg" "$work/console.log"
@@ -44,8 +48,10 @@ guest_run() {
 	"$VM_DIR/mkrootfs" "$rootfs" || true
 	root=$(rootfs_dir "$rootfs")
 	if ! guest_kver=$(kernel_release "$suite"); then
-		guest_error="kernel $suite is not installed in the $rootfs root filesystem: $(
-			sed -n "s/^$suite: //p" "$root/.kernels-failed" 2>/dev/null | head -n 1)"
+		local why
+		why=$(sed -n "s/^$suite: //p" "$root/.kernels-failed" 2>/dev/null | head -n 1)
+		guest_error="kernel $suite is not installed in the $rootfs root filesystem: ${why:-unknown reason}"
+		case $why in *" 404 "*) guest_unserved=$why ;; esac
 		guest_kver=
 		return 1
 	fi
