@@ -231,9 +231,9 @@ static size_t type_size(const struct mrr_btf *btf, __u32 id, int depth)
 /*
  * An integer type's name in one spelling: the compiler's DWARF names
  * ("long unsigned int") and the module's ("unsigned long") come out alike.
- * Other names are copied unchanged.
+ * Other names are copied unchanged, and false returned.
  */
-static void canonical_int(const char *in, char *out, size_t len)
+static bool canonical_int(const char *in, char *out, size_t len)
 {
 	int nlong = 0, nshort = 0, nchar = 0, nint = 0, nbool = 0;
 	int nunsigned = 0, nsigned = 0, other = 0;
@@ -270,7 +270,7 @@ static void canonical_int(const char *in, char *out, size_t len)
 	if (other || !(nlong || nshort || nchar || nint || nbool ||
 		       nunsigned || nsigned)) {
 		mrr_fmt(out, len, "%s", in);
-		return;
+		return false;
 	}
 	if (nbool)
 		mrr_fmt(out, len, "bool");
@@ -281,6 +281,7 @@ static void canonical_int(const char *in, char *out, size_t len)
 		mrr_fmt(out, len, "%s%s", nunsigned ? "unsigned " : "",
 			 nshort ? "short" : nlong >= 2 ? "long long" :
 			 nlong ? "long" : "int");
+	return true;
 }
 
 /* The module's spelling of a type, taken apart. */
@@ -472,12 +473,15 @@ static bool type_matches(const struct mrr_btf *btf, const struct mrr_ctype *ct,
 		return (kind == BTF_KIND_ENUM || kind == MRR_BTF_KIND_ENUM64) &&
 		       named(btf, t, d.base);
 	}
-	if (kind == BTF_KIND_TYPEDEF)
-		return named(btf, t, d.base);
-	if (kind != BTF_KIND_INT)
+	if (kind == BTF_KIND_TYPEDEF && named(btf, t, d.base))
+		return true;
+	/* A builtin integer ("bool *"): the same, through typedefs or not. */
+	if (!canonical_int(d.base, b, sizeof(b)))
+		return false;
+	t = type_by_id(btf, skip(btf, id, true));
+	if (!t || kind_of(t) != BTF_KIND_INT)
 		return false;
 	canonical_int(name_of(btf, t), a, sizeof(a));
-	canonical_int(d.base, b, sizeof(b));
 	return !strcmp(a, b);
 }
 

@@ -31,3 +31,19 @@ $(BUILD)/tests/host/static_args: tests/host/test_args.c $(HOST_DEPS) $(LIB_A)
 check-host: $(HOST_TESTS) $(BUILD)/tests/host/static_args
 	tests/host/run-host-tests $(BUILD)/check/host.counts $^ \
 		$(if $(filter check,$(MAKECMDGOALS)),|| true)
+
+# The module's BTF matcher, built for the host with the module's own
+# declarations (every MRR_KFUNC of module/compat.c and module/ksyms.c,
+# extracted here), run by tests/vm/check-btf on every kernel's BTF.
+KDECL_SRCS := module/compat.c module/ksyms.c
+$(BUILD)/tests/host/kfuncs.gen.h: $(KDECL_SRCS)
+	@mkdir -p $(@D)
+	awk '/^MRR_KFUNC/ { p = 1 } p { print } p && /\);[[:space:]]*$$/ { p = 0 }' $^ >$@.tmp
+	mv $@.tmp $@
+$(BUILD)/tests/host/kfuncs-list.gen.h: $(BUILD)/tests/host/kfuncs.gen.h
+	sed -n 's/^MRR_KFUNC\(_VOID\)\{0,1\}(\([a-z0-9_]*\),.*/{ "\2", \&\2_decl },/p' $< >$@.tmp
+	mv $@.tmp $@
+$(BUILD)/tests/host/btf_check: tests/host/btf_check.c module/btf_match.c module/btf_match.h \
+		module/pmc.h tests/tap.h $(BUILD)/tests/host/kfuncs.gen.h $(BUILD)/tests/host/kfuncs-list.gen.h
+	$(CC) -Imodule -I$(BUILD)/tests/host $(HOST_CFLAGS) -o $@ tests/host/btf_check.c module/btf_match.c
+all: $(BUILD)/tests/host/btf_check

@@ -7,7 +7,8 @@
 #       kernel, one QEMU boot per kernel; every kernel runs even when one
 #       fails; a table per kernel and "N passed, N failed" at the end
 #       (including the host tests' counts from build/check/host.counts
-#       when this is part of `make check`).
+#       when this is part of `make check`, and those of the BTF matcher
+#       on every kernel's BTF, tests/vm/check-btf).
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
@@ -24,9 +25,12 @@ vm-deps:
 # by check-kernels, which never skips a kernel.
 check-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
-	$(MAKE) --no-print-directory guest-tests
+	$(MAKE) --no-print-directory guest-tests $(BUILD)/tests/host/btf_check
+	@mkdir -p $(BUILD)/check
+	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
 	$(VM_DIR)/check-kernels --suites "$(KERNELS)" \
-		$(if $(filter check,$(MAKECMDGOALS)),--host-counts $(BUILD)/check/host.counts) \
+		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
+		--counts btf:$(BUILD)/check/btf.counts \
 		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
 
 vm-prepare: vm-deps
