@@ -2,7 +2,10 @@
 /*
  * backend_copy.c - any kernel: map the destination, copy the bytes, discard
  * the source with MADV_DONTNEED.  What allocators do by hand, behind the
- * same contract as the other backends.
+ * same contract as the other backends: every step that can fail comes
+ * before the source is discarded, and a failure undoes what was done.
+ *
+ * A locked source is not copied but moved (mr_locked_move(), lock.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -22,39 +25,35 @@ int mr_copy_move(const struct mr_req *r, void **out)
 	err = mr_source_check(r, &s);
 	if (!err && s.locked)
 		err = mr_lock_precheck(r->old_size, r->new_size);
+	if (!err && s.locked)
+		return mr_locked_move(r, &s, out);
 	if (!err)
 		err = mr_dest_map(r, rw, &dst);
 	if (err)
 		return err;
 
-	/* Locking the destination before unlocking the source could count
-	 * both against RLIMIT_MEMLOCK. */
-	if (s.locked) {
-		if (munlock(old, r->old_size)) {
-			err = errno;
-			goto unmap;
-		}
-		err = mr_lock(dst, r->new_size, s.onfault);
-		if (err)
-			goto relock;
-	}
 	unreadable = !(s.prot & PROT_READ);
 	if (unreadable && mprotect(old, n, s.prot | PROT_READ)) {
 		err = errno;
-		goto relock;
+		goto unmap;
 	}
 	memcpy(dst, old, n);
-	if (unreadable)
-		mprotect(old, n, s.prot);
-	if (s.prot != rw)
-		mprotect(dst, r->new_size, s.prot);
-	madvise(old, r->old_size, MADV_DONTNEED);
+	if (unreadable && mprotect(old, n, s.prot)) {
+		err = errno;
+		goto unmap;
+	}
+	if (s.prot != rw && mprotect(dst, r->new_size, s.prot)) {
+		err = errno;
+		goto unmap;
+	}
+	/* Last: until here the source is intact and a failure changes nothing. */
+	if (madvise(old, r->old_size, MADV_DONTNEED)) {
+		err = errno;
+		goto unmap;
+	}
 	*out = dst;
 	return 0;
 
-relock:
-	if (s.locked)
-		mr_lock(old, r->old_size, s.onfault);
 unmap:
 	munmap(dst, r->new_size);
 	return err;

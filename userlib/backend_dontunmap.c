@@ -9,8 +9,8 @@
  * FIXED growth map their destination first.  MADV_DONTNEED empties a shrunk
  * source's tail.
  *
- * A locked source is unlocked before the move and the destination locked
- * after it: mremap() would count the moved pages in VmLck twice.
+ * A locked source is moved by mr_locked_move() (lock.c) instead, so that
+ * its pages stay locked throughout on every kernel.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -99,6 +99,8 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	err = mr_source_check(r, &s);
 	if (!err && s.locked)
 		err = mr_lock_precheck(r->old_size, r->new_size);
+	if (!err && s.locked)
+		return mr_locked_move(r, &s, out);
 	if (err)
 		return err;
 	if (unchecked_commit) {
@@ -119,41 +121,25 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 			return err;
 		reserved = true;
 	}
-	if (s.locked && munlock(old, r->old_size)) {
-		err = errno;
-		goto unreserve;
-	}
-
 	if (n == r->new_size) {
 		p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP | fixed,
 			   fixed ? dst : NULL);
 		if (p == MAP_FAILED) {
 			err = errno;
-			goto relock;
+			goto unreserve;
 		}
 	} else {
 		via = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
 		if (via == MAP_FAILED) {
 			err = errno;
-			goto relock;
+			goto unreserve;
 		}
 		p = mremap(via, n, r->new_size, MREMAP_MAYMOVE | fixed,
 			   fixed ? dst : NULL);
 		if (p == MAP_FAILED) {
 			err = errno;
 			move_back(via, n, old, s.prot);
-			goto relock;
-		}
-	}
-	reserved = false;	/* the reservation, if any, was replaced */
-
-	if (s.locked) {
-		err = mr_lock(p, r->new_size, s.onfault);
-		if (err) {
-			munlock(p, r->new_size);
-			move_back(p, n, old, s.prot);
-			munmap(p, r->new_size);
-			goto relock;
+			goto unreserve;
 		}
 	}
 	if (n < r->old_size)
@@ -161,9 +147,6 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	*out = p;
 	return 0;
 
-relock:
-	if (s.locked)
-		mr_lock(old, r->old_size, s.onfault);
 unreserve:
 	if (reserved)
 		munmap(dst, r->new_size);

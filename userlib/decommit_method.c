@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * decommit_method.c - pick the decommit method by measuring each on first
- * use (about a millisecond), or as MREMAP_RETAIN_DECOMMIT=module|mmap|mprotect
- * says.  Which one wins depends on the machine: mprotect + MADV_DONTNEED
- * keeps the page tables, a single mmap(MAP_FIXED) makes one system call
- * less, and the module's ioctl does both steps of the first under one lock.
+ * use (about a millisecond), or as MREMAP_RETAIN_DECOMMIT=module|mprotect
+ * says.  Only the methods that end in the same state are candidates: the
+ * module's ioctl and mprotect(PROT_NONE) + MADV_DONTNEED, which it does
+ * under one lock.  A single mmap(PROT_NONE, MAP_FIXED) is cheaper on some
+ * machines, but it makes a new mapping: the name, NUMA policy, madvise
+ * flags and protection key are gone, and shared or file memory turns into
+ * private anonymous memory, so the release would mean something else
+ * depending on what was timed.  It is never chosen.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,8 +21,7 @@
 #define ROUNDS	150
 
 static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
-static int method = MR_DECOMMIT_MMAP;	/* 0: forced, not available */
-static int fallback = MR_DECOMMIT_MMAP;	/* the faster system call method */
+static int method = MR_DECOMMIT_MPROTECT;	/* 0: forced, not available */
 
 static long long now_ns(void)
 {
@@ -37,13 +40,12 @@ static int cmp_ll(const void *a, const void *b)
 
 /*
  * Release the middle page of three, as an allocator releases one chunk of
- * a larger reservation, by each of the first @n methods (numbered from 1)
- * in turn, so that they share the noise.  Leaves the median time of each
- * in @median.
+ * a larger reservation, by each of the @n methods @ms in turn, so that they
+ * share the noise.  Leaves the median time of each in @median.
  */
-static int calibrate(int n, long long median[])
+static int calibrate(int n, const int ms[], long long median[])
 {
-	static long long t[3][ROUNDS];
+	static long long t[2][ROUNDS];
 	size_t ps = mr_page_size();
 	char *region, *page;
 	int i, k, m, ok = 0;
@@ -68,7 +70,7 @@ static int calibrate(int n, long long median[])
 			page[0] = 1;
 			t0 = now_ns();
 			/* No fallback: it is what is being chosen. */
-			if (mr_decommit_range(m + 1, 0, page, ps))
+			if (mr_decommit_range(ms[m], 0, page, ps))
 				goto out;
 			t[m][i] = now_ns() - t0;
 		}
@@ -85,32 +87,18 @@ out:
 
 static void choose(void)
 {
+	static const int candidates[] = { MR_DECOMMIT_MODULE, MR_DECOMMIT_MPROTECT };
 	const char *env = getenv("MREMAP_RETAIN_DECOMMIT");
 	bool module = mr_module_decommit_available();
-	long long median[3];
+	long long median[2];
 
-	if (env && !strcmp(env, "mmap")) {
-		method = fallback = MR_DECOMMIT_MMAP;
+	if (env && !strcmp(env, "mprotect"))
 		return;
-	}
-	if (env && !strcmp(env, "mprotect")) {
-		method = fallback = MR_DECOMMIT_MPROTECT;
-		return;
-	}
 	if (env && !strcmp(env, "module")) {
 		method = module ? MR_DECOMMIT_MODULE : 0;
-		if (!method)
-			return;
-		module = false;		/* only the fallback is left to time */
+		return;
 	}
-	if (!calibrate(module ? 3 : 2, median))
-		return;
-	if (median[MR_DECOMMIT_MPROTECT - 1] < median[MR_DECOMMIT_MMAP - 1])
-		fallback = MR_DECOMMIT_MPROTECT;
-	if (env && !strcmp(env, "module"))
-		return;
-	method = fallback;
-	if (module && median[MR_DECOMMIT_MODULE - 1] < median[fallback - 1])
+	if (module && calibrate(2, candidates, median) && median[0] < median[1])
 		method = MR_DECOMMIT_MODULE;
 }
 
@@ -120,8 +108,12 @@ int mr_decommit_method(void)
 	return method;
 }
 
+/*
+ * What the module hands back (locked, shared, file-backed, executable or
+ * userfaultfd memory) is released by the system calls, the same way
+ * whichever method was chosen.
+ */
 int mr_decommit_fallback(void)
 {
-	pthread_once(&choose_once, choose);
-	return fallback;
+	return MR_DECOMMIT_MPROTECT;
 }

@@ -88,13 +88,15 @@ int mr_proc_lines(const char *path,
 /* lock.c */
 int mr_lock_precheck(size_t old_size, size_t new_size);
 int mr_lock(void *addr, size_t len, bool onfault);
+/* The move of a locked source that passed mr_source_check() (@s). */
+int mr_locked_move(const struct mr_req *r, const struct mr_src *s, void **out);
 
 /* dest.c */
 int mr_dest_map(const struct mr_req *r, int prot, void **out);
 
 /* decommit.c, decommit_method.c */
 enum mr_decommit_method {
-	MR_DECOMMIT_MMAP = 1,		/* mmap(PROT_NONE, MAP_FIXED) */
+	MR_DECOMMIT_MMAP = 1,		/* mmap(PROT_NONE, MAP_FIXED): the benchmark only */
 	MR_DECOMMIT_MPROTECT = 2,	/* mprotect(PROT_NONE) + MADV_DONTNEED */
 	MR_DECOMMIT_MODULE = 3,		/* MREMAP_RETAIN_IOC_DECOMMIT */
 };

@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lock.c - mlock accounting for locked sources: the RLIMIT_MEMLOCK check
- * that mremap(2) makes when it grows a locked mapping (EAGAIN), and locking
- * the destination the way the source was locked.
+ * lock.c - locked sources: the RLIMIT_MEMLOCK check that mremap(2) makes
+ * when it grows a locked mapping (EAGAIN), locking a range the way the
+ * source was locked, and the move of a locked source for the backends
+ * that work in user space.
+ *
+ * Locked pages must stay unevictable throughout a move, and neither a copy
+ * nor MREMAP_DONTUNMAP can promise that everywhere: a copy would have to be
+ * locked before the bytes arrive and the source unlocked only once they
+ * are gone (both counting against RLIMIT_MEMLOCK in between), and
+ * MREMAP_DONTUNMAP clears the lock of the source's whole mapping before
+ * 6.1, and counts the moved pages twice in VmLck from about 6.16 until
+ * 7.2.8.  A plain mremap(2) moves locked pages with their lock and their
+ * accounting on every kernel; the source range is then mapped again at
+ * once.  For that moment it is a hole that another thread's mmap(2) could
+ * take (it then stays theirs).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -76,3 +88,52 @@ int mr_lock(void *addr, size_t len, bool onfault)
 	/* Over the limit (ENOMEM, or EPERM with a zero limit). */
 	return (errno == ENOMEM || errno == EPERM) ? EAGAIN : errno;
 }
+
+/* Map [addr, addr + len) again as fresh memory, where a move left a hole. */
+static int remap_fresh(void *addr, size_t len, int prot)
+{
+	void *p = mmap(addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return errno == EEXIST ? 0 : errno;	/* taken meanwhile */
+	if (p != addr) {
+		munmap(p, len);	/* before 4.17, NOREPLACE was a hint */
+		return 0;
+	}
+	return 0;
+}
+
+int mr_locked_move(const struct mr_req *r, const struct mr_src *s, void **out)
+{
+	size_t n = r->old_size < r->new_size ? r->old_size : r->new_size;
+	char *old = (char *)r->old;
+	void *p, *dst;
+	int err;
+
+	err = mr_dest_map(r, s->prot, &dst);
+	if (err)
+		return err;
+	/* Onto our own mapping of the destination, which it replaces. */
+	p = mremap(old, n, r->new_size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	if (p == MAP_FAILED) {
+		err = errno;
+		munmap(dst, r->new_size);
+		return err;
+	}
+	err = remap_fresh(old, n, s->prot);
+	/* A shrunk source's tail is replaced, never unlocked. */
+	if (!err && n < r->old_size &&
+	    mmap(old + n, r->old_size - n, s->prot, MAP_PRIVATE |
+		 MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		err = errno;
+	if (err) {
+		/* No room for the new mappings: put the pages back. */
+		if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
+			munmap(p, r->new_size);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
