@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/btf.h>
+#define __printf(a, b) __attribute__((format(printf, a, b)))
 #endif
 
 #include "btf_match.h"
@@ -34,7 +35,7 @@
 #define MRR_DECL_LEN		96	/* a rendered type */
 
 /* snprintf(); messages are cut at their buffer's size, by design. */
-static __attribute__((format(printf, 3, 4)))
+static __printf(3, 4)
 void mrr_fmt(char *out, size_t len, const char *fmt, ...)
 {
 	va_list ap;

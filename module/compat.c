@@ -52,25 +52,26 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start,
 
 /*
  * mm/internal.h's struct pagetable_move_control (6.15+), which no headers
- * package ships: declared once (pmc.h), and checked member by member
- * against the running kernel's BTF before move_page_tables() is ever called
- * with it.
+ * package ships: declared in pmc.h, and checked member by member against
+ * the running kernel's BTF before move_page_tables() is ever called with
+ * it (a member left out here would show as a different member count).
  */
-#define MRR_DECLARE_MEMBER(T, m) T m;
-#define MRR_DESCRIBE_PMC_MEMBER(T, m) \
-	MRR_CMEMBER(struct pagetable_move_control, T, m),
-
-struct pagetable_move_control {
-	MRR_PMC_MEMBERS(MRR_DECLARE_MEMBER)
-};
-
 static const struct mrr_cmember mrr_pmc_members[] = {
-	MRR_PMC_MEMBERS(MRR_DESCRIBE_PMC_MEMBER)
+	MRR_CMEMBER(struct pagetable_move_control, struct vm_area_struct *, old),
+	MRR_CMEMBER(struct pagetable_move_control, struct vm_area_struct *, new),
+	MRR_CMEMBER(struct pagetable_move_control, unsigned long, old_addr),
+	MRR_CMEMBER(struct pagetable_move_control, unsigned long, old_end),
+	MRR_CMEMBER(struct pagetable_move_control, unsigned long, new_addr),
+	MRR_CMEMBER(struct pagetable_move_control, unsigned long, len_in),
+	MRR_CMEMBER(struct pagetable_move_control, bool, need_rmap_locks),
+	MRR_CMEMBER(struct pagetable_move_control, bool, for_stack),
 };
 
 /* The variants this kernel has (chosen at load, see mrr_deps below). */
-enum { MRR_V5, MRR_V6, MRR_V7, MRR_VPMC, MRR_VMM, MRR_VVMI, MRR_VTLB,
-       MRR_VFLAGS, MRR_VBITMAP };
+enum {
+	MRR_V5, MRR_V6, MRR_V7, MRR_VPMC, MRR_VMM, MRR_VVMI, MRR_VTLB,
+	MRR_VFLAGS, MRR_VBITMAP,
+};
 
 static struct {
 	int copy_vma, move_page_tables, split_vma, may_expand_vm;
@@ -456,7 +457,7 @@ void mrr_vma_forget_pages(struct vm_area_struct *vma)
 	 * VMAs being freed, and a retained source keeps its anon_vma, as
 	 * that kernel's own MREMAP_DONTUNMAP leaves it.
 	 */
-	if (LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0))
+	if (KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE)
 		return;
 	mrr_vma_start_write(vma);
 	static_call(k_unlink_anon_vmas)(vma);

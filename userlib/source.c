@@ -36,6 +36,11 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s)
 		return err;
 	if (r->old + r->old_size > v.end)
 		return EFAULT;
+	/* Sealed VMAs refuse even an mprotect() that changes nothing; a
+	 * sealed source is EPERM before any other check, as in mremap(). */
+	if (mr_mseal_supported() &&
+	    mprotect(old, r->old_size, v.prot) && errno == EPERM)
+		return EPERM;
 	if (v.shared || v.file || !plain_anon_name(v.name) ||
 	    (v.page_size && v.page_size != mr_page_size()))
 		return EINVAL;
@@ -52,9 +57,5 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s)
 			return EINVAL;
 		s->onfault = vmf & MR_VMF_LOCKONFAULT;
 	}
-	/* Sealed VMAs refuse even an mprotect() that changes nothing. */
-	if (mr_mseal_supported() &&
-	    mprotect(old, r->old_size, s->prot) && errno == EPERM)
-		return EPERM;
 	return 0;
 }

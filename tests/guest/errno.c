@@ -500,6 +500,17 @@ static void t_eperm(void)
 	tap_ok(tl_check(d, 2 * len, 17),
 	       "[%s] sealed destination: contents intact", BN);
 	munmap(p, len);
+
+	/* Sealed and of the wrong kind: EPERM first, as mremap() has it. */
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED || tl_mseal(p, len)) {
+		tap_ok(0, "[%s] mseal a shared mapping: %s", BN, strerror(errno));
+		return;
+	}
+	tl_fill(p, len, 18);
+	expect("sealed MAP_SHARED source", EPERM, p, len, 2 * len, 0, NULL,
+	       p, len, 18, NULL);
 }
 
 /* ---- ENOTSUP ---- */

@@ -5,6 +5,12 @@
  * hints, rounding of sizes, large and small regions, a doubling loop, and
  * fork-shared pages.  Plus the default backend and the backend names.
  */
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/userfaultfd.h>
+
 #include "testlib.h"
 
 #define KB(x) ((long)((x) / 1024))
@@ -248,6 +254,126 @@ static void t_fixed(void)
 	munmap(big, os + ns);
 }
 
+/*
+ * An unfaulted MLOCK_ONFAULT page moved FIXED onto the page right after it:
+ * the destination must not merge with the retained source (that would
+ * take the lock off the destination and leak locked_vm, as copy_vma()
+ * without keep_source does on kernels without the 6.12.114/7.2.11 fix).
+ */
+static void t_onfault_adjacent(void)
+{
+	char *p = tl_map(2 * ps, PROT_READ | PROT_WRITE), *r;
+	long lck0;
+
+	munmap(p + ps, ps);
+	lck0 = tl_status_kb("VmLck");
+	if (syscall(SYS_mlock2, p, ps, 1 /* MLOCK_ONFAULT */)) {
+		tl_skipf("[%s] MLOCK_ONFAULT next to a FIXED destination: mlock2: %s",
+			 BN, strerror(errno));
+		munmap(p, ps);
+		return;
+	}
+	r = mr(p, ps, ps, MREMAP_RETAIN_FIXED, p + ps);
+	if (ok_result(r, "unfaulted MLOCK_ONFAULT page onto the next page")) {
+		uintptr_t s0 = 0, e0 = 0, s1 = 0, e1 = 0;
+
+		tap_ok(tl_vma(p, &s0, &e0, NULL) && tl_vma(p + ps, &s1, &e1, NULL) &&
+		       e0 == (uintptr_t)(p + ps) && s1 == (uintptr_t)(p + ps),
+		       "[%s] onfault adjacent: source and destination are two mappings (%#lx-%#lx, %#lx-%#lx)",
+		       BN, (unsigned long)s0, (unsigned long)e0,
+		       (unsigned long)s1, (unsigned long)e1);
+		tap_ok(tl_smaps_flag(p + ps, "lo") && !tl_smaps_flag(p, "lo"),
+		       "[%s] onfault adjacent: the destination is locked, the source not",
+		       BN);
+		tap_ok(tl_status_kb("VmLck") - lck0 == KB(ps),
+		       "[%s] onfault adjacent: VmLck counts one page (+%ld kB)", BN,
+		       tl_status_kb("VmLck") - lck0);
+	}
+	munmap(p, 2 * ps);
+	tap_ok(tl_status_kb("VmLck") == lck0,
+	       "[%s] onfault adjacent: VmLck back after munmap (%ld kB, want %ld)",
+	       BN, tl_status_kb("VmLck"), lck0);
+}
+
+/* The userfaultfd monitor of a FIXED destination, until told to stop. */
+struct uffd_watch {
+	int fd;
+	struct uffd_msg msg;	/* the first event */
+	int got;		/* events read */
+	volatile int stop;
+};
+
+static void *uffd_watch(void *arg)
+{
+	struct uffd_watch *w = arg;
+	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+	struct uffd_msg m;
+	int i;
+
+	for (i = 0; i < 200 && !w->stop; i++) {
+		if (poll(&pfd, 1, 50) != 1 ||
+		    read(w->fd, &m, sizeof(m)) != sizeof(m))
+			continue;
+		if (!w->got++)
+			w->msg = m;
+	}
+	return NULL;
+}
+
+/*
+ * Point 5: a FIXED destination is replaced as mremap(MREMAP_FIXED)
+ * replaces it, and a userfaultfd monitor of it with UFFD_FEATURE_EVENT_UNMAP
+ * hears UFFD_EVENT_UNMAP for it.
+ */
+static void t_fixed_uffd(void)
+{
+	size_t os = 4 * ps, ns = 8 * ps;
+	char *src = tl_map(os, PROT_READ | PROT_WRITE);
+	char *dst = tl_map(ns, PROT_READ | PROT_WRITE), *r;
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_EVENT_UNMAP };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)dst, .len = ns },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffd_watch w = { .got = 0, .stop = 0 };
+	pthread_t t;
+
+	tl_fill(src, os, 21);
+	tl_fill(dst, ns, 22);
+	w.fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (w.fd < 0)
+		w.fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1);
+	if (w.fd < 0 || ioctl(w.fd, UFFDIO_API, &api) ||
+	    ioctl(w.fd, UFFDIO_REGISTER, &reg)) {
+		tl_skipf("[%s] FIXED onto a userfaultfd-registered range: %s",
+			 BN, strerror(errno));
+		if (w.fd >= 0)
+			close(w.fd);
+		munmap(src, os);
+		munmap(dst, ns);
+		return;
+	}
+	pthread_create(&t, NULL, uffd_watch, &w);
+	r = mr(src, os, ns, MREMAP_RETAIN_FIXED, dst);
+	w.stop = 1;
+	pthread_join(t, NULL);
+	if (ok_result(r, "FIXED onto a userfaultfd-registered range"))
+		tap_ok(r == dst && tl_check(dst, os, 21) &&
+		       tl_zero(dst + os, ns - os) && tl_zero(src, os),
+		       "[%s] FIXED uffd: data moved", BN);
+	tap_ok(w.got && w.msg.event == UFFD_EVENT_UNMAP &&
+	       w.msg.arg.remove.start <= (uintptr_t)dst &&
+	       w.msg.arg.remove.end >= (uintptr_t)dst + ns,
+	       "[%s] FIXED uffd: the monitor got UFFD_EVENT_UNMAP for the destination (%s, event %d, %#llx-%#llx)",
+	       BN, w.got ? "read" : "nothing", w.got ? w.msg.event : -1,
+	       w.got ? (unsigned long long)w.msg.arg.remove.start : 0ULL,
+	       w.got ? (unsigned long long)w.msg.arg.remove.end : 0ULL);
+	close(w.fd);
+	munmap(src, os);
+	munmap(dst, ns);
+}
+
 /* Point 5: without FIXED new_address is a hint only. */
 static void t_hint(void)
 {
@@ -471,6 +597,8 @@ int main(void)
 		t_prot();
 		t_mlock();
 		t_fixed();
+		t_fixed_uffd();
+		t_onfault_adjacent();
 		t_hint();
 		t_round();
 		t_doubling();

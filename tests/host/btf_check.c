@@ -27,12 +27,13 @@ typedef unsigned long vm_flags_t;
 typedef struct { unsigned long __vma_flags[1]; } vma_flags_t;
 
 #include "btf_match.h"
-#include "pmc.h"
 
 /* As in the kernel, bool is a type, not stdbool.h's macro for _Bool: the
  * declarations are spelt as the module spells them. */
 #undef bool
 typedef _Bool bool;
+
+#include "pmc.h"
 
 #define MRR_KFUNC(call, sym, ret, ...) \
 	MRR_KFUNC_DESC(call, sym, MRR_CTYPE(ret), __VA_ARGS__)
@@ -50,17 +51,18 @@ static const struct entry entries[] = {
 };
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
-struct pagetable_move_control {
-#define DECLARE(T, m) T m;
-	MRR_PMC_MEMBERS(DECLARE)
-#undef DECLARE
-};
-
+/* The members of pmc.h's structure, as compat.c describes them. */
+#define MEMBER(T, m) { .type = MRR_CTYPE(T), .name = #m, \
+	.offset = offsetof(struct pagetable_move_control, m) }
 static const struct mrr_cmember pmc_members[] = {
-#define DESCRIBE(T, m) { .type = MRR_CTYPE(T), .name = #m, \
-	.offset = offsetof(struct pagetable_move_control, m) },
-	MRR_PMC_MEMBERS(DESCRIBE)
-#undef DESCRIBE
+	MEMBER(struct vm_area_struct *, old),
+	MEMBER(struct vm_area_struct *, new),
+	MEMBER(unsigned long, old_addr),
+	MEMBER(unsigned long, old_end),
+	MEMBER(unsigned long, new_addr),
+	MEMBER(unsigned long, len_in),
+	MEMBER(bool, need_rmap_locks),
+	MEMBER(bool, for_stack),
 };
 
 static const struct mrr_cstruct pmc = {
