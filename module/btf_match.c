@@ -412,6 +412,21 @@ static bool named(const struct mrr_btf *btf, const struct btf_type *t,
 	return !strcmp(name_of(btf, t), name);
 }
 
+/* The first type from id @from on of @kind named @name, or 0. */
+static __u32 next_named(const struct mrr_btf *btf, __u32 kind,
+			const char *name, __u32 from)
+{
+	__u32 id;
+
+	for (id = from; id <= btf->ntypes; id++) {
+		const struct btf_type *t = type_by_id(btf, id);
+
+		if (kind_of(t) == kind && named(btf, t, name))
+			return id;
+	}
+	return 0;
+}
+
 /* Does the kernel's type @id agree with the module's @ct? */
 static bool type_matches(const struct mrr_btf *btf, const struct mrr_ctype *ct,
 			 __u32 id)
@@ -582,21 +597,15 @@ static int compare_func(const struct mrr_btf *btf, const struct btf_type *func,
 int mrr_btf_check_func(const struct mrr_btf *btf, const struct mrr_cfunc *f,
 		       char *msg, size_t msglen)
 {
-	bool found = false;
-	__u32 id;
+	__u32 first = next_named(btf, BTF_KIND_FUNC, f->name, 1), id;
 	int err;
 
-	for (id = 1; id <= btf->ntypes; id++) {
-		const struct btf_type *t = type_by_id(btf, id);
-
-		if (kind_of(t) != BTF_KIND_FUNC || !named(btf, t, f->name))
-			continue;
-		found = true;
-		err = compare_func(btf, t, f, msg, msglen);
+	for (id = first; id; id = next_named(btf, BTF_KIND_FUNC, f->name, id + 1)) {
+		err = compare_func(btf, type_by_id(btf, id), f, msg, msglen);
 		if (err)
 			return err;
 	}
-	if (!found) {
+	if (!first) {
 		mrr_fmt(msg, msglen, "%s: not in this kernel's BTF", f->name);
 		return -ENOENT;
 	}
@@ -609,12 +618,9 @@ unsigned int mrr_btf_func_agreement(const struct mrr_btf *btf,
 	unsigned int best = 0, n;
 	__u32 id;
 
-	for (id = 1; id <= btf->ntypes; id++) {
-		const struct btf_type *t = type_by_id(btf, id);
-
-		if (kind_of(t) != BTF_KIND_FUNC || !named(btf, t, f->name))
-			continue;
-		n = agreement(btf, t, f);
+	for (id = next_named(btf, BTF_KIND_FUNC, f->name, 1); id;
+	     id = next_named(btf, BTF_KIND_FUNC, f->name, id + 1)) {
+		n = agreement(btf, type_by_id(btf, id), f);
 		if (n > best)
 			best = n;
 	}
@@ -733,21 +739,15 @@ differs:
 int mrr_btf_check_struct(const struct mrr_btf *btf,
 			 const struct mrr_cstruct *s, char *msg, size_t msglen)
 {
-	bool found = false;
-	__u32 id;
+	__u32 first = next_named(btf, BTF_KIND_STRUCT, s->name, 1), id;
 	int err;
 
-	for (id = 1; id <= btf->ntypes; id++) {
-		const struct btf_type *t = type_by_id(btf, id);
-
-		if (kind_of(t) != BTF_KIND_STRUCT || !named(btf, t, s->name))
-			continue;
-		found = true;
+	for (id = first; id; id = next_named(btf, BTF_KIND_STRUCT, s->name, id + 1)) {
 		err = compare_struct(btf, id, s, msg, msglen);
 		if (err)
 			return err;
 	}
-	if (!found) {
+	if (!first) {
 		mrr_fmt(msg, msglen, "struct %s: not in this kernel's BTF", s->name);
 		return -ENOENT;
 	}

@@ -241,6 +241,37 @@ static void as_case(size_t os, size_t ns, const char *tag)
 	munmap(src, os);
 }
 
+/*
+ * A FIXED move onto a mapping of the new size, with RLIMIT_AS at VmSize
+ * exactly: the replaced mapping gives back what the move needs, so it
+ * succeeds, as mremap() does (limits are judged net of the replaced
+ * mapping, SPEC point 5).
+ */
+static void as_fixed_case(size_t os, size_t ns, const char *tag)
+{
+	char *src = src_map(os, 4), *dst = src_map(ns, 5), *r;
+	struct rlimit rl;
+	long vm0;
+	int e;
+
+	vm0 = tl_status_kb("VmSize");
+	rl.rlim_cur = rl.rlim_max = vm0 * 1024;
+	setrlimit(RLIMIT_AS, &rl);
+	errno = 0;
+	r = mremap_retain(src, os, ns, MREMAP_RETAIN_FIXED, dst);
+	e = errno;
+	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	setrlimit(RLIMIT_AS, &rl);
+	rec(r == dst && moved(r, src, os, ns, 4),
+	    "[%s] RLIMIT_AS at VmSize, FIXED onto a mapping of the new size, %s: "
+	    "succeeds, bytes moved (%s)", BN, tag, res_name(r, e));
+	rec(tl_status_kb("VmSize") == vm0,
+	    "[%s] RLIMIT_AS, FIXED replace, %s: VmSize unchanged (%ld kB, want %ld)",
+	    BN, tag, tl_status_kb("VmSize"), vm0);
+	munmap(dst, ns);
+	munmap(src, os);
+}
+
 /* A first move outside the limit, so that nothing lazy happens later. */
 static void warm_up(void)
 {
@@ -257,6 +288,11 @@ static void child_as(void)
 	as_case(8 * ps, 32 * ps, "grow 8 to 32 pages");
 	as_case(8 * ps, 8 * ps, "same size 8 pages");
 	as_case(16 * ps, 4 * ps, "shrink 16 to 4 pages");
+	as_fixed_case(8 * ps, 8 * ps, "same size 8 pages");
+	/* The dontunmap backend grows through a mapping of its own in
+	 * between, which needs room while the replaced one is still there. */
+	if (strcmp(BN, "dontunmap"))
+		as_fixed_case(8 * ps, 32 * ps, "grow 8 to 32 pages");
 }
 
 /* ---- vm.overcommit_memory=2 ---- */
