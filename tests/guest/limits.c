@@ -272,6 +272,38 @@ static void as_fixed_case(size_t os, size_t ns, const char *tag)
 	munmap(src, os);
 }
 
+/*
+ * RLIMIT_DATA: a private writable mapping is data; growing one past the
+ * limit is ENOMEM, as for mremap() (the module's may_expand_vm() is given
+ * the VMA's flags in the form the kernel takes them).
+ */
+static void child_data(void)
+{
+	size_t os = 16 * ps, ns = 64 << 20;
+	char *src = src_map(os, 6), *r;
+	long vm0 = tl_status_kb("VmSize"), lck0 = tl_status_kb("VmLck");
+	struct rlimit rl;
+	char why[200];
+	int e;
+
+	rl.rlim_cur = rl.rlim_max = (tl_status_kb("VmData") + 1024) * 1024;
+	setrlimit(RLIMIT_DATA, &rl);
+	tl_snapshot(&before);
+	errno = 0;
+	r = mremap_retain(src, os, ns, 0, NULL);
+	e = errno;
+	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	setrlimit(RLIMIT_DATA, &rl);
+	rec(r == MAP_FAILED && e == ENOMEM,
+	    "[%s] RLIMIT_DATA at VmData + 1 MiB, grow 64 KiB to 64 MiB: ENOMEM (%s)",
+	    BN, res_name(r, e));
+	if (r != MAP_FAILED)
+		munmap(r, ns);
+	rec(unchanged(src, os, 6, vm0, lck0, why, sizeof(why)),
+	    "[%s] RLIMIT_DATA: %s", BN, why);
+	munmap(src, os);
+}
+
 /* A first move outside the limit, so that nothing lazy happens later. */
 static void warm_up(void)
 {
@@ -498,6 +530,7 @@ static void run_backend(void)
 {
 	t_max_map_count();
 	in_child(child_as, "RLIMIT_AS");
+	in_child(child_data, "RLIMIT_DATA");
 	t_overcommit();
 	in_child(child_memlock, "RLIMIT_MEMLOCK");
 }
