@@ -7,8 +7,9 @@
 #       kernel, one QEMU boot per kernel; every kernel runs even when one
 #       fails; a table per kernel and "N passed, N failed" at the end
 #       (including the host tests' counts from build/check/host.counts
-#       when this is part of `make check`, and those of the BTF matcher
-#       on every kernel's BTF, tests/vm/check-btf).
+#       when this is part of `make check`, those of the BTF matcher on
+#       every kernel's BTF, tests/vm/check-btf, and those of probe.sh's
+#       refusals on the last kernel, tests/vm/check-probes).
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
@@ -28,9 +29,11 @@ check-guest: vm-deps
 	$(MAKE) --no-print-directory guest-tests $(BUILD)/tests/host/btf_check
 	@mkdir -p $(BUILD)/check
 	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
+	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
 	$(VM_DIR)/check-kernels --suites "$(KERNELS)" \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
 		--counts btf:$(BUILD)/check/btf.counts \
+		--counts probes:$(BUILD)/check/probes.counts \
 		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
 
 vm-prepare: vm-deps
