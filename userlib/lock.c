@@ -114,26 +114,29 @@ int mr_locked_move(const struct mr_req *r, const struct mr_src *s, void **out)
 	err = mr_dest_map(r, s->prot, &dst);
 	if (err)
 		return err;
-	/* Onto our own mapping of the destination, which it replaces. */
-	p = mremap(old, n, r->new_size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	/*
+	 * Onto our own mapping of the destination, which it replaces.  A
+	 * shrunk source's tail is unmapped by the same call (freed, never
+	 * unlocked), so that the whole source range is one hole, mapped
+	 * again below as one mapping.
+	 */
+	p = mremap(old, r->old_size, r->new_size, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   dst);
 	if (p == MAP_FAILED) {
 		err = errno;
 		munmap(dst, r->new_size);
 		return err;
 	}
-	err = remap_fresh(old, n, s->prot);
-	/* A shrunk source's tail is replaced, never unlocked. */
-	if (!err && n < r->old_size &&
-	    mmap(old + n, r->old_size - n, s->prot, MAP_PRIVATE |
-		 MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-		err = errno;
+	err = remap_fresh(old, r->old_size, s->prot);
 	if (err) {
-		/* No room for the new mappings: put the pages back. */
-		if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
+		/* No room for the new mapping: put the pages back. */
+		if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED) {
 			munmap(p, r->new_size);
+			if (n < r->old_size)
+				remap_fresh(old + n, r->old_size - n, s->prot);
+		}
 		return err;
 	}
 	*out = p;
 	return 0;
 }
-
