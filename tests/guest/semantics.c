@@ -180,6 +180,35 @@ static void t_mlock(void)
 	tap_ok(tl_status_kb("VmLck") == lck0,
 	       "[%s] mlock: VmLck back to baseline after munmap (%ld kB, want %ld)",
 	       BN, tl_status_kb("VmLck"), lck0);
+
+	/* Shrunk: the whole source is left as one fresh, unlocked mapping. */
+	src = tl_map(ns, PROT_READ | PROT_WRITE);
+	tl_fill(src, ns, 6);
+	if (mlock(src, ns)) {
+		tl_skipf("[%s] mlocked source shrunk: mlock: %s", BN, strerror(errno));
+		munmap(src, ns);
+		return;
+	}
+	r = mr(src, ns, os, 0, NULL);
+	if (ok_result(r, "mlocked source shrunk 16 to 4 pages")) {
+		uintptr_t s0 = 0, e0 = 0;
+		int one = tl_vma(src, &s0, &e0, NULL);
+
+		tap_ok(tl_check(r, os, 6) && tl_smaps_flag(r, "lo") &&
+		       tl_smaps_kb(r, "Locked") == KB(os),
+		       "[%s] mlock shrink: data moved, destination locked (Locked: %ld kB)",
+		       BN, tl_smaps_kb(r, "Locked"));
+		tap_ok(one && s0 <= (uintptr_t)src &&
+		       e0 >= (uintptr_t)src + ns && tl_zero(src, ns) &&
+		       !tl_smaps_flag(src, "lo"),
+		       "[%s] mlock shrink: the source is one mapping, zero, not locked (%#lx-%#lx)",
+		       BN, (unsigned long)s0, (unsigned long)e0);
+		munmap(r, os);
+	}
+	munmap(src, ns);
+	tap_ok(tl_status_kb("VmLck") == lck0,
+	       "[%s] mlock shrink: VmLck back to baseline (%ld kB, want %ld)",
+	       BN, tl_status_kb("VmLck"), lck0);
 }
 
 /* FIXED replaces what is there; NOREPLACE on a free range; neighbours. */
@@ -276,9 +305,9 @@ static void t_onfault_adjacent(void)
 	r = mr(p, ps, ps, MREMAP_RETAIN_FIXED, p + ps);
 	if (ok_result(r, "unfaulted MLOCK_ONFAULT page onto the next page")) {
 		uintptr_t s0 = 0, e0 = 0, s1 = 0, e1 = 0;
+		int two = tl_vma(p, &s0, &e0, NULL) && tl_vma(p + ps, &s1, &e1, NULL);
 
-		tap_ok(tl_vma(p, &s0, &e0, NULL) && tl_vma(p + ps, &s1, &e1, NULL) &&
-		       e0 == (uintptr_t)(p + ps) && s1 == (uintptr_t)(p + ps),
+		tap_ok(two && e0 == (uintptr_t)(p + ps) && s1 == (uintptr_t)(p + ps),
 		       "[%s] onfault adjacent: source and destination are two mappings (%#lx-%#lx, %#lx-%#lx)",
 		       BN, (unsigned long)s0, (unsigned long)e0,
 		       (unsigned long)s1, (unsigned long)e1);
