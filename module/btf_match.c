@@ -594,6 +594,11 @@ static int compare_func(const struct mrr_btf *btf, const struct btf_type *func,
 	return 0;
 }
 
+__u32 mrr_btf_find(const struct mrr_btf *btf, __u32 kind, const char *name)
+{
+	return next_named(btf, kind, name, 1);
+}
+
 int mrr_btf_check_func(const struct mrr_btf *btf, const struct mrr_cfunc *f,
 		       char *msg, size_t msglen)
 {

@@ -147,6 +147,9 @@ int mrr_btf_check_func(const struct mrr_btf *btf, const struct mrr_cfunc *f,
 int mrr_btf_check_struct(const struct mrr_btf *btf,
 			 const struct mrr_cstruct *s, char *msg, size_t msglen);
 
+/* The id of the first type of BTF_KIND_* @kind named @name, or 0. */
+__u32 mrr_btf_find(const struct mrr_btf *btf, __u32 kind, const char *name);
+
 /*
  * How far @f matches the kernel's function: the number of leading items
  * (return type, then each parameter) that agree, to name the variant that
