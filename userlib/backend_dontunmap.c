@@ -16,7 +16,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -41,6 +43,27 @@ static bool commit_unchecked(void)
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return true;
 	return major < 6 || (major == 6 && minor < 1);
+}
+
+static int vmsize_line(const char *line, size_t len, void *arg)
+{
+	(void)len;
+	if (strncmp(line, "VmSize:", 7))
+		return 0;
+	*(unsigned long long *)arg = strtoull(line + 7, NULL, 10) * 1024;
+	return 1;
+}
+
+/* Would a mapping of @len more bytes pass RLIMIT_AS? */
+static bool near_as_limit(size_t len)
+{
+	unsigned long long vm = 0;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    mr_proc_lines("/proc/self/status", vmsize_line, &vm))
+		return false;
+	return vm + len > rl.rlim_cur;
 }
 
 static void probe(void)
@@ -106,9 +129,15 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	if (unchecked_commit) {
 		p = mmap(NULL, r->new_size, s.prot, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
-		if (p == MAP_FAILED)
+		/*
+		 * Near RLIMIT_AS that mapping is refused for the address space
+		 * it needs while the one a FIXED move replaces is still
+		 * there; mremap() judges RLIMIT_AS net of it, so let it.
+		 */
+		if (p == MAP_FAILED && (errno != ENOMEM || !near_as_limit(r->new_size)))
 			return errno;
-		munmap(p, r->new_size);
+		if (p != MAP_FAILED)
+			munmap(p, r->new_size);
 	}
 	/*
 	 * Claim the destination first for NOREPLACE (atomically), and for a
