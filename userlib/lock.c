@@ -114,19 +114,21 @@ int mr_locked_move(const struct mr_req *r, const struct mr_src *s, void **out)
 	err = mr_dest_map(r, s->prot, &dst);
 	if (err)
 		return err;
-	/*
-	 * Onto our own mapping of the destination, which it replaces.  A
-	 * shrunk source's tail is unmapped by the same call (freed, never
-	 * unlocked), so that the whole source range is one hole, mapped
-	 * again below as one mapping.
-	 */
-	p = mremap(old, r->old_size, r->new_size, MREMAP_MAYMOVE | MREMAP_FIXED,
-		   dst);
+	/* Onto our own mapping of the destination, which it replaces. */
+	p = mremap(old, n, r->new_size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 	if (p == MAP_FAILED) {
 		err = errno;
 		munmap(dst, r->new_size);
 		return err;
 	}
+	/*
+	 * A shrunk source's tail is unmapped (its pages freed, never
+	 * unlocked), so that the whole source range is one hole, mapped
+	 * again as one mapping.  (Not by mremap() itself: 7.2 loses the
+	 * commit charge of a move that shrinks.)
+	 */
+	if (n < r->old_size)
+		munmap(old + n, r->old_size - n);
 	err = remap_fresh(old, r->old_size, s->prot);
 	if (err) {
 		/* No room for the new mapping: put the pages back. */
