@@ -4,6 +4,7 @@
  * the same errno whichever backend would have served it.
  */
 #include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -21,6 +22,36 @@ size_t mr_page_size(void)
 	return ps;
 }
 
+/*
+ * The top of the user address space, as the kernel's TASK_SIZE: a mapping
+ * larger than that is ENOMEM, as the module has it (mremap() says EINVAL
+ * there on some kernels).  x86-64 has 47 or, with 5-level paging, 56 bits;
+ * a fixed mapping just above 47 bits tells them apart.  Elsewhere only
+ * the generic bound of mr_args() applies.
+ */
+static size_t task_size(void)
+{
+	static size_t top;
+	size_t t = __atomic_load_n(&top, __ATOMIC_RELAXED);
+#if defined(__x86_64__)
+	void *hi = (void *)(1UL << 47), *p;
+
+	if (t)
+		return t;
+	p = mmap(hi, mr_page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED_NOREPLACE, -1, 0);
+	t = (p == hi ? 1UL << 56 : 1UL << 47) - mr_page_size();
+	if (p != MAP_FAILED)
+		munmap(p, mr_page_size());
+#else
+	if (t)
+		return t;
+	t = PTRDIFF_MAX & ~(mr_page_size() - 1);
+#endif
+	__atomic_store_n(&top, t, __ATOMIC_RELAXED);
+	return t;
+}
+
 int mr_args(struct mr_req *r, void *old_address, size_t old_size,
 	    size_t new_size, int flags, void *new_address)
 {
@@ -36,8 +67,8 @@ int mr_args(struct mr_req *r, void *old_address, size_t old_size,
 		return EINVAL;
 	if (!old_size || !new_size)
 		return EINVAL;
-	/* No mapping can be larger than half the address space. */
-	if (new_size > (PTRDIFF_MAX & ~mask))
+	/* No mapping can be larger than the user address space. */
+	if (new_size > (PTRDIFF_MAX & ~mask) || new_size > task_size())
 		return ENOMEM;
 	new_size = (new_size + mask) & ~mask;
 	/* A source that would wrap around cannot be mapped. */
