@@ -77,7 +77,9 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s);
 int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
 int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
 int mr_vmflags(uintptr_t addr, unsigned int *vmf);
-bool mr_have_uffd(void);
+/* Is any of [start, start + len) registered with a userfaultfd?
+ * 0 and the answer, or ENOTSUP: cannot tell. */
+int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
 bool mr_mseal_supported(void);
 
 /* procfile.c: calls fn for each line (truncated to 511 bytes) until fn

@@ -5,8 +5,10 @@
  * the whole range (EFAULT, EINVAL), not registered with userfaultfd (EINVAL),
  * not sealed (EPERM).  Also reports protection and mlock state.
  *
- * Fast path (no mlock, no userfaultfd): PROCMAP_QUERY, msync, mprotect and a
- * scan of /proc/self/fd.
+ * Fast path (no mlock): PROCMAP_QUERY, mprotect where mseal exists, msync
+ * and the userfaultfd question (uffd.c): constant time whatever the number
+ * of mappings and descriptors.  Before Linux 6.11 the VMA comes from
+ * /proc/self/maps, and a locked source's MLOCK_ONFAULT from smaps.
  */
 #include <errno.h>
 #include <string.h>
@@ -49,12 +51,14 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s)
 	/* MS_INVALIDATE refuses locked memory and does nothing to anonymous. */
 	s->locked = msync(old, r->old_size, MS_INVALIDATE) && errno == EBUSY;
 	s->onfault = false;
-	uffd = mr_have_uffd();
-	if (uffd || s->locked) {
+	err = mr_uffd_registered(r->old, r->old_size, &uffd);
+	if (err)
+		return err;	/* cannot check the source */
+	if (uffd)
+		return EINVAL;
+	if (s->locked) {
 		if (mr_vmflags(r->old, &vmf))
-			return ENOTSUP;	/* cannot check the source */
-		if (vmf & MR_VMF_UFFD)
-			return EINVAL;
+			return ENOTSUP;
 		s->onfault = vmf & MR_VMF_LOCKONFAULT;
 	}
 	return 0;

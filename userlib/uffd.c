@@ -1,19 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uffd.c - does this process hold a userfaultfd?  Registration shows only in
- * smaps, which is slow, so smaps is read only when one of our descriptors is
- * a userfaultfd.  Edge: a range registered through a userfaultfd that only
- * another process still holds is not detected.
+ * uffd.c - is any part of a range registered with a userfaultfd?
+ *
+ * The kernel tells in constant time: the library's own userfaultfd (made
+ * once per process; user-mode-only where the process may not handle
+ * kernel faults) asks to
+ * register the range for missing faults.  The kernel refuses with EBUSY
+ * when another userfaultfd holds any part of it, having changed nothing;
+ * otherwise the range is unregistered at once, which also wakes any fault
+ * that came in between (it is retried as an ordinary fault).  With a
+ * user-mode-only userfaultfd, a fault that the kernel takes in the range
+ * meanwhile for another thread (a read(2) into it) fails with EFAULT: the
+ * range is the one being moved, which no other thread may touch meanwhile
+ * anyway.
+ *
+ * The library makes no userfaultfd where a seccomp filter is installed
+ * (the filter might kill the process for the call) or the kernel refuses
+ * one.  There registration is learnt from smaps, which is read only when
+ * one of the process's descriptors is a userfaultfd: that scan costs time
+ * in proportion to the open descriptors and misses a registration made
+ * through a userfaultfd that only another process still holds.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
-
-#define UFFD_LINK	"anon_inode:[userfaultfd]"
 
 struct mr_dirent64 {
 	uint64_t d_ino;
@@ -23,9 +42,82 @@ struct mr_dirent64 {
 	char d_name[];
 };
 
-bool mr_have_uffd(void)
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY	1
+#endif
+
+/* -2: not tried yet, -1: none to be had; else the descriptor, whose
+ * context is the mm of process @owner (a child must not use it). */
+static int own_fd = -2;
+static pid_t owner;
+static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int seccomp_line(const char *line, size_t len, void *arg)
 {
-	char buf[2048], link[sizeof(UFFD_LINK) + 1];
+	(void)len;
+	if (strncmp(line, "Seccomp:", 8))
+		return 0;
+	*(bool *)arg = strtol(line + 8, NULL, 10) != 0;
+	return 1;
+}
+
+static int make_own_fd(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	bool filtered = true;
+	int fd;
+
+	if (mr_proc_lines("/proc/self/status", seccomp_line, &filtered) || filtered)
+		return -1;
+	/* User-mode-only (5.11+) where kernel faults may not be handled. */
+	fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 && errno == EPERM)
+		fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int get_own_fd(void)
+{
+	pid_t me = getpid();
+	int fd;
+
+	pthread_mutex_lock(&own_lock);
+	if (own_fd >= 0 && owner != me) {
+		close(own_fd);		/* inherited through fork() */
+		own_fd = -2;
+	}
+	if (own_fd == -2) {
+		own_fd = make_own_fd();
+		owner = me;
+	}
+	fd = own_fd;
+	pthread_mutex_unlock(&own_lock);
+	return fd;
+}
+
+/* After an unregistration that failed: dropping the context unregisters
+ * everything it holds and wakes the faults waiting on it. */
+static void drop_own_fd(int fd)
+{
+	pthread_mutex_lock(&own_lock);
+	if (own_fd == fd) {
+		close(fd);
+		own_fd = -2;
+	}
+	pthread_mutex_unlock(&own_lock);
+}
+
+/* Does this process hold a userfaultfd?  O(descriptors). */
+static bool holds_uffd(void)
+{
+	static const char want[] = "anon_inode:[userfaultfd]";
+	char buf[2048], link[sizeof(want) + 1];
 	bool found = false;
 	long n;
 	int dfd;
@@ -36,7 +128,7 @@ bool mr_have_uffd(void)
 	while (!found && (n = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		long off = 0;
 
-		while (off < n) {
+		while (off < n && !found) {
 			struct mr_dirent64 *d = (void *)(buf + off);
 			ssize_t len;
 
@@ -44,13 +136,42 @@ bool mr_have_uffd(void)
 			if (d->d_type != DT_LNK)
 				continue;
 			len = readlinkat(dfd, d->d_name, link, sizeof(link));
-			if (len == sizeof(UFFD_LINK) - 1 &&
-			    !memcmp(link, UFFD_LINK, len)) {
-				found = true;
-				break;
-			}
+			found = len == sizeof(want) - 1 && !memcmp(link, want, len);
 		}
 	}
 	close(dfd);
 	return found;
+}
+
+int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
+{
+	struct uffdio_register reg = {
+		.range = { .start = start, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_range range = { .start = start, .len = len };
+	unsigned int vmf;
+	int fd = get_own_fd();
+
+	if (fd >= 0) {
+		if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
+			if (ioctl(fd, UFFDIO_UNREGISTER, &range))
+				drop_own_fd(fd);
+			*registered = false;
+			return 0;
+		}
+		if (errno == EBUSY) {
+			*registered = true;
+			return 0;
+		}
+		/* Anything else (ENOMEM, EAGAIN): ask /proc instead. */
+	}
+	if (!holds_uffd()) {
+		*registered = false;
+		return 0;
+	}
+	if (mr_vmflags(start, &vmf))
+		return ENOTSUP;
+	*registered = vmf & MR_VMF_UFFD;
+	return 0;
 }

@@ -51,5 +51,6 @@ int vector_child(int argc, char **argv);
 int percall_bench(void);
 int release_bench(void);
 int floor_bench(void);
+int crowd_bench(void);
 
 #endif /* MREMAP_RETAIN_BENCH_H */

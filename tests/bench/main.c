@@ -4,7 +4,7 @@
  * all) and print their figures (see bench.h).
  *
  *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
- *		[vector] [percall] [release] [floor]
+ *		[vector] [percall] [release] [floor] [crowd]
  *
  * --label names the machine in the figures ("host", or the guest's suite);
  * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
@@ -37,7 +37,7 @@ static size_t parse_size(const char *s)
 static void usage(void)
 {
 	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
-	    "[--budget-ms MS] [vector] [percall] [release] [floor]");
+	    "[--budget-ms MS] [vector] [percall] [release] [floor] [crowd]");
 }
 
 int main(int argc, char **argv)
@@ -67,13 +67,15 @@ int main(int argc, char **argv)
 			want |= 4;
 		else if (!strcmp(a, "floor"))
 			want |= 8;
+		else if (!strcmp(a, "crowd"))
+			want |= 16;
 		else
 			usage();
 	}
 	if (bench_opts.runs < 1 || bench_opts.budget_ms < 1)
 		usage();
 	if (!want)
-		want = 15;
+		want = 31;
 	if (want & 1)
 		failed |= vector_bench("/proc/self/exe");
 	if (want & 2)
@@ -82,5 +84,8 @@ int main(int argc, char **argv)
 		failed |= release_bench();
 	if (want & 8)
 		failed |= floor_bench();
+	/* Last: it leaves the process crowded. */
+	if (want & 16)
+		failed |= crowd_bench();
 	return failed;
 }

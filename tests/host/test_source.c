@@ -2,7 +2,7 @@
 /*
  * test_source.c - the source rules on every host backend: EFAULT (holes,
  * several mappings), EINVAL (file, shared, hugetlb, [vdso]/[vvar],
- * userfaultfd), EPERM (mseal), and the anonymous kinds that are fine
+ * userfaultfd, also through a descriptor only another process holds), EPERM (mseal), and the anonymous kinds that are fine
  * ([heap], [stack], [anon:name]).  Also: the maps fallback agrees with
  * PROCMAP_QUERY.
  */
@@ -170,6 +170,16 @@ static void heap_and_stack(const char *bn)
 		tap_skip("[stack] too small to borrow a page");
 }
 
+/* A userfaultfd; user-mode-only (Linux 5.11+) for an unprivileged user. */
+static int make_uffd(void)
+{
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0 && errno == EPERM)
+		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1);
+	return fd;
+}
+
 static void userfaultfd_rules(const char *bn)
 {
 	size_t len = 2 * PS;
@@ -179,7 +189,7 @@ static void userfaultfd_rules(const char *bn)
 		.range = { .start = (uintptr_t)p, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
-	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	int uffd = make_uffd();
 
 	fill(p, len, 13);	/* before registering: a missing page would wait */
 	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg)) {
@@ -195,6 +205,48 @@ static void userfaultfd_rules(const char *bn)
 	accepted(bn, q, len, "unregistered source while a userfaultfd is open");
 	munmap(q, len);
 	close(uffd);
+	munmap(p, len);
+}
+
+/*
+ * A range registered through a userfaultfd that this process no longer
+ * holds (a child of fork() keeps the only copy, as a monitor that was
+ * handed the descriptor would): still registered, still EINVAL.
+ */
+static void userfaultfd_elsewhere(const char *bn)
+{
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)p, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int uffd = make_uffd();
+	int hold[2], st;
+	char c;
+	pid_t pid;
+
+	fill(p, len, 16);
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) || ioctl(uffd, UFFDIO_REGISTER, &reg) ||
+	    pipe(hold)) {
+		tap_skip("userfaultfd not available");
+		if (uffd >= 0)
+			close(uffd);
+		munmap(p, len);
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(hold[1]);
+		_exit(read(hold[0], &c, 1) < 0);	/* holds uffd until EOF */
+	}
+	close(hold[0]);
+	close(uffd);
+	refused(bn, p, len, EINVAL, "source registered through another process's userfaultfd");
+	tap_ok(has_pattern(p, len, 16), "%s: that source intact", bn);
+	close(hold[1]);
+	waitpid(pid, &st, 0);
 	munmap(p, len);
 }
 
@@ -262,6 +314,7 @@ int main(void)
 		kinds(bn);
 		heap_and_stack(bn);
 		userfaultfd_rules(bn);
+		userfaultfd_elsewhere(bn);
 		sealing(bn);
 	}
 	fallback_agrees();

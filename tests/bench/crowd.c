@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * crowd.c - benchmark 5, the cost of one call in a crowded process: a
+ * 4 KiB and a 64 KiB move (the percall loop: FIXED between two slots of a
+ * PROT_NONE reservation) by raw mremap(MREMAP_DONTUNMAP|MREMAP_FIXED) and
+ * by mremap_retain() with each backend, first in the process as it is
+ * ("quiet": a few descriptors and mappings), then with 10,000 more open
+ * descriptors and 10,000 more mappings ("crowded").  A server with many
+ * connections and a fragmented heap is such a process; what the library
+ * checks per call must not cost in proportion to either.
+ * Figures: per_call (median ns) for each crowd, and crowded_ratio =
+ * crowded / quiet for each variant and size.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <mremap_retain.h>
+
+#include "bench.h"
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+#define CROWD		10000
+#define CALLS		2000
+
+struct cvariant {
+	const char *name;
+	int backend;	/* 0: raw mremap(DONTUNMAP) */
+};
+
+static const struct cvariant cvariants[] = {
+	{ "mremap-dontunmap", 0 },
+	{ "retain-module", MREMAP_RETAIN_BACKEND_MODULE },
+	{ "retain-dontunmap", MREMAP_RETAIN_BACKEND_DONTUNMAP },
+	{ "retain-copy", MREMAP_RETAIN_BACKEND_COPY },
+};
+#define NCVAR (sizeof(cvariants) / sizeof(cvariants[0]))
+
+static int move_once(const struct cvariant *v, char *src, char *dst, size_t n)
+{
+	if (!v->backend)
+		return mremap(src, n, n, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+			      dst) == dst ? 0 : -1;
+	return mremap_retain(src, n, n, MREMAP_RETAIN_FIXED, dst) == dst ? 0 : -1;
+}
+
+/* Median ns of one call of v moving n bytes; < 0 if a move failed. */
+static double cell(const struct cvariant *v, size_t n, long long *t)
+{
+	const size_t span = n + 2 * MIB;
+	char *base, *a, *b, *tmp;
+	size_t res_len;
+	void *res;
+	int i;
+
+	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &res, &res_len);
+	a = base + 2 * MIB;
+	b = base + 2 * MIB + span;
+	if (mmap(a, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) != a ||
+	    mmap(b, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) != b)
+		die("crowd: cannot map the slots: %m");
+	fill_pages(a, n, 5);
+	for (i = -1; i < CALLS; i++) {
+		long long t0 = now_ns();
+
+		if (move_once(v, a, b, n)) {
+			munmap(res, res_len);
+			return -1;
+		}
+		if (i >= 0)
+			t[i] = now_ns() - t0;
+		tmp = a, a = b, b = tmp;
+	}
+	if (!check_pages(a, n, 5))
+		die("crowd: %s: the moved data came out wrong", v->name);
+	munmap(res, res_len);
+	return median_ll(t, CALLS);
+}
+
+/* CROWD descriptors (of /dev/null) and CROWD separate one-page mappings. */
+static void crowd_in(void)
+{
+	struct rlimit rl;
+	char *p;
+	int i;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < CROWD + 64) {
+		rl.rlim_cur = rl.rlim_max < CROWD + 64 ? rl.rlim_max : CROWD + 64;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (i = 0; i < CROWD; i++)
+		if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0)
+			die("crowd: open descriptor %d: %m (RLIMIT_NOFILE)", i);
+	/* Alternating protections keep neighbours from merging. */
+	p = mmap(NULL, 2 * CROWD * page_size, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		die("crowd: cannot reserve the mappings: %m");
+	for (i = 0; i < CROWD; i++)
+		if (mprotect(p + 2 * i * page_size, page_size, PROT_READ))
+			die("crowd: mapping %d: %m", i);
+}
+
+int crowd_bench(void)
+{
+	static const size_t sizes[] = { 4 * KIB, 64 * KIB };
+	double quiet[NCVAR][2];
+	long long *t = malloc(CALLS * sizeof(*t));
+	int avail[NCVAR], failed = 0;
+	size_t i, k;
+	char sz[32];
+
+	if (!t)
+		die("out of memory");
+	for (i = 0; i < NCVAR; i++) {
+		avail[i] = !cvariants[i].backend ||
+			   !mremap_retain_set_backend(cvariants[i].backend);
+		if (!avail[i])
+			note("crowd: %s not available here", cvariants[i].name);
+	}
+	for (int crowded = 0; crowded < 2; crowded++) {
+		if (crowded)
+			crowd_in();
+		for (i = 0; i < NCVAR; i++) {
+			if (!avail[i])
+				continue;
+			if (cvariants[i].backend)
+				mremap_retain_set_backend(cvariants[i].backend);
+			for (k = 0; k < 2; k++) {
+				double med = cell(&cvariants[i], sizes[k], t);
+
+				if (med < 0) {
+					note("crowd: %s %s: move failed: %s", cvariants[i].name,
+					     size_name(sizes[k], sz, sizeof(sz)), strerror(errno));
+					failed = 1;
+					avail[i] = 0;
+					break;
+				}
+				emit(crowded ? "crowd-crowded" : "crowd-quiet", cvariants[i].name,
+				     sizes[k], "per_call", med, "ns");
+				if (!crowded)
+					quiet[i][k] = med;
+				else
+					emit("crowd-crowded", cvariants[i].name, sizes[k],
+					     "crowded_ratio", med / quiet[i][k], "x");
+			}
+		}
+	}
+	free(t);
+	return failed;
+}
