@@ -553,11 +553,10 @@ int mrr_security_protect_none(struct vm_area_struct *vma)
 	return mrr_security_file_mprotect(vma, PROT_NONE, PROT_NONE);
 }
 
-int mrr_protect_none(struct mm_struct *mm, unsigned long start,
-		     unsigned long end)
+int mrr_protect(struct mm_struct *mm, unsigned long start, unsigned long end,
+		vm_flags_t newflags)
 {
 	struct vm_area_struct *vma, *prev;
-	vm_flags_t newflags;
 	int err;
 #ifdef MRR_VMA_ITER_YES
 	VMA_ITERATOR(vmi, mm, start);
@@ -569,13 +568,6 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 	if (start > vma->vm_start)
 		prev = vma;
 	vma = vma_find(&vmi, end);
-#else
-	vma = find_vma(mm, start);
-	prev = start > vma->vm_start ? vma : vma->vm_prev;
-#endif
-	/* The pkey stays: it is reset only for execute-only mappings. */
-	newflags = vma->vm_flags & ~VM_ACCESS_FLAGS;
-#ifdef MRR_VMA_ITER_YES
 	static_call(k_tlb_gather_mmu)(&tlb, mm);
 	if (mrr_kv.mprotect_fixup == MRR_VVMI)
 		err = static_call(k_mprotect_fixup_vmi)(&vmi, &tlb, vma, &prev,
@@ -585,6 +577,8 @@ int mrr_protect_none(struct mm_struct *mm, unsigned long start,
 							start, end, newflags);
 	static_call(k_tlb_finish_mmu)(&tlb);
 #else
+	vma = find_vma(mm, start);
+	prev = start > vma->vm_start ? vma : vma->vm_prev;
 	err = static_call(k_mprotect_fixup_5)(vma, &prev, start, end, newflags);
 #endif
 	return err;

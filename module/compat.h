@@ -63,12 +63,12 @@ int mrr_mm_populate(unsigned long start, unsigned long len);
 /* The LSM's word on mprotect(PROT_NONE) of @vma (0: allowed). */
 int mrr_security_protect_none(struct vm_area_struct *vma);
 /*
- * mprotect(@start, @end - @start, PROT_NONE), for a range inside one VMA
- * that is mapped, anonymous, not executable and not sealed, once the LSM
- * has allowed it.
+ * What mprotect() does to [@start, @end), inside one VMA that is mapped,
+ * anonymous, not executable and not sealed, once the LSM has allowed it:
+ * the VMA's flags become @newflags.
  */
-int mrr_protect_none(struct mm_struct *mm, unsigned long start,
-		     unsigned long end);
+int mrr_protect(struct mm_struct *mm, unsigned long start, unsigned long end,
+		vm_flags_t newflags);
 
 /* Shadow stacks (6.6+) are anonymous too, but not released like memory. */
 #ifdef VM_SHADOW_STACK

@@ -7,10 +7,11 @@
  *
  * Every check runs before anything changes: a hole, a sealed mapping or a
  * mapping left to user space fails the call with nothing done, where the
- * two system calls could stop halfway.  The pages go first and the
- * protection after, which spares one TLB flush (see mrr_decommit_locked());
- * so an allocation failure in the split of a mapping, the one error left
- * after the checks, leaves the range released but accessible.  Only private anonymous memory that
+ * two system calls could stop halfway.  The protection changes first: it is
+ * the step that can still fail (an allocation in a split or a merge), and
+ * until the pages go it can be put back, so a failure leaves the range as
+ * it was (perhaps split, as mprotect() leaves it).  Then the pages go,
+ * which cannot fail.  Only private anonymous memory that
  * is neither locked, executable, a shadow stack nor registered with
  * userfaultfd is released here; for the rest the library uses the system
  * calls, which know how to unlock, notify a userfaultfd monitor or reset an
@@ -19,6 +20,7 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "compat.h"
 #include "decommit.h"
@@ -72,37 +74,71 @@ static int mrr_decommit_check(struct mm_struct *mm, unsigned long start,
 	return 0;
 }
 
+/* One VMA's part of the range and the flags it had. */
+struct mrr_piece {
+	unsigned long start, end;
+	vm_flags_t flags;
+};
+
+#define MRR_DECOMMIT_STACK_PIECES 8
+
 static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 			       unsigned long end)
 {
+	struct mrr_piece stack[MRR_DECOMMIT_STACK_PIECES], *pieces = stack;
 	struct vm_area_struct *vma;
-	unsigned long addr, next;
-	int err;
+	unsigned long addr;
+	int n = 0, i, err;
 
 	err = mrr_decommit_check(mm, start, end);
 	if (err)
 		return err;
-	/*
-	 * Pages first, then protection: with no page left, mprotect_fixup()
-	 * changes no entry and flushes no TLB, so the release costs one
-	 * flush where the two system calls pay two.  Nothing can refill the
-	 * range in between: faults wait for mmap_lock, or, with per-VMA
-	 * locks, for the VMA write locks taken here first.
-	 */
-	for (addr = start; addr < end; addr = next) {
+	for (addr = start; addr < end; addr = vma->vm_end, n++)
 		vma = mrr_vma_lookup(mm, addr);
-		next = min(end, vma->vm_end);
-		mrr_vma_start_write(vma);
-		mrr_zap(vma, addr, next - addr);
+	if (n > MRR_DECOMMIT_STACK_PIECES) {
+		pieces = kmalloc_array(n, sizeof(*pieces), GFP_KERNEL);
+		if (!pieces)
+			return -ENOMEM;
 	}
-	for (addr = start; addr < end; addr = next) {
+	for (i = 0, addr = start; addr < end; addr = pieces[i++].end) {
 		vma = mrr_vma_lookup(mm, addr);
-		next = min(end, vma->vm_end);
-		err = mrr_protect_none(mm, addr, next);
+		pieces[i] = (struct mrr_piece) {
+			.start = addr,
+			.end = min(end, vma->vm_end),
+			.flags = vma->vm_flags,
+		};
+	}
+	/* The pkey stays: it is reset only for execute-only mappings. */
+	for (i = 0; i < n; i++) {
+		err = mrr_protect(mm, pieces[i].start, pieces[i].end,
+				  pieces[i].flags & ~VM_ACCESS_FLAGS);
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+	if (err) {
+		/*
+		 * Put back what was protected; with nothing zapped yet, a
+		 * second failure here would leave the bytes, inaccessible.
+		 */
+		while (i--)
+			mrr_protect(mm, pieces[i].start, pieces[i].end,
+				    pieces[i].flags);
+		goto out;
+	}
+	/*
+	 * Now the pages.  Nothing can refill the range in between: it is
+	 * PROT_NONE, and faults wait for mmap_lock, or, with per-VMA locks,
+	 * for the VMA write locks mprotect_fixup() took.
+	 */
+	for (addr = start; addr < end; addr = vma->vm_end) {
+		vma = mrr_vma_lookup(mm, addr);
+		mrr_vma_start_write(vma);
+		mrr_zap(vma, addr, min(end, vma->vm_end) - addr);
+	}
+out:
+	if (pieces != stack)
+		kfree(pieces);
+	return err;
 }
 
 long mrr_decommit(u64 addr, u64 size)

@@ -78,7 +78,7 @@ int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
 int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
 int mr_vmflags(uintptr_t addr, unsigned int *vmf);
 /* Is any of [start, start + len) registered with a userfaultfd?
- * 0 and the answer, or ENOTSUP: cannot tell. */
+ * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell. */
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
 bool mr_mseal_supported(void);
 

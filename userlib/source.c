@@ -57,8 +57,9 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s)
 	if (uffd)
 		return EINVAL;
 	if (s->locked) {
-		if (mr_vmflags(r->old, &vmf))
-			return ENOTSUP;
+		err = mr_vmflags(r->old, &vmf);
+		if (err)	/* out of memory, else cannot check the source */
+			return err == ENOMEM ? ENOMEM : ENOTSUP;
 		s->onfault = vmf & MR_VMF_LOCKONFAULT;
 	}
 	return 0;

@@ -151,7 +151,7 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 	};
 	struct uffdio_range range = { .start = start, .len = len };
 	unsigned int vmf;
-	int fd = get_own_fd();
+	int fd = get_own_fd(), err;
 
 	if (fd >= 0) {
 		if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
@@ -170,8 +170,9 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 		*registered = false;
 		return 0;
 	}
-	if (mr_vmflags(start, &vmf))
-		return ENOTSUP;
+	err = mr_vmflags(start, &vmf);
+	if (err)
+		return err == ENOMEM ? ENOMEM : ENOTSUP;
 	*registered = vmf & MR_VMF_UFFD;
 	return 0;
 }
