@@ -10,6 +10,11 @@
  * (charge the whole new mapping, since the source keeps its own), and a
  * failure after the destination exists moves the page tables back and
  * unmaps the destination.
+ *
+ * The source may be several adjacent VMAs with no hole between them (its
+ * parts), as Linux 6.17's mremap() moves them: each part becomes a VMA of
+ * its own at the same offset in the destination, with its own flags, and
+ * growth goes to the part that holds the last byte moved.
  */
 #include <linux/capability.h>
 #include <linux/err.h>
@@ -31,7 +36,14 @@ struct mrr_plan {
 	unsigned long new_len;
 	unsigned long move_len;		/* min(old_len, new_len) */
 	unsigned int flags;
-	bool locked;			/* source is VM_LOCKED */
+	unsigned long nparts;		/* VMAs the source range spans */
+	bool locked;			/* some part is VM_LOCKED */
+	bool tail_locked;		/* the part that takes growth is */
+	unsigned long src_locked;	/* pages of the source that are locked */
+	unsigned long new_locked;	/* ... of the destination, once moved */
+	unsigned long new_acct;		/* ... of the destination with VM_ACCOUNT */
+	unsigned long new_data;		/* ... that count as data (RLIMIT_DATA) */
+	struct vm_area_struct *data_vma, *other_vma;	/* one of each kind */
 	bool populate;			/* fault in the locked growth after unlock */
 	bool stored;			/* the result is in the caller's memory */
 	bool store_failed;		/* ... could not be put there under the lock */
@@ -82,13 +94,43 @@ static long mrr_plan_request(const struct mrr_move *req, struct mrr_plan *p)
 }
 
 /*
+ * One part of the source: [start, end) is the share of the source range in
+ * @vma; the first @moved bytes of it (all, but for a shrink) go to
+ * [new_start, new_start + new_len), new_len taking the growth in the part
+ * that holds the last byte moved.
+ */
+struct mrr_part {
+	struct vm_area_struct *vma;
+	unsigned long start, end;
+	unsigned long moved;
+	unsigned long new_start, new_len;
+};
+
+/* The part at @addr of the source range; false at a hole. */
+static bool mrr_part_at(struct mm_struct *mm, const struct mrr_plan *p,
+			unsigned long addr, struct mrr_part *part)
+{
+	unsigned long move_end = p->old_addr + p->move_len;
+
+	part->vma = mrr_vma_lookup(mm, addr);
+	if (!part->vma)
+		return false;
+	part->start = addr;
+	part->end = min(p->old_addr + p->old_len, part->vma->vm_end);
+	part->moved = addr < move_end ? min(part->end, move_end) - addr : 0;
+	part->new_start = p->new_addr + (addr - p->old_addr);
+	part->new_len = part->moved;
+	if (part->moved && part->start + part->moved == move_end)
+		part->new_len += p->new_len - p->move_len;
+	return true;
+}
+
+/*
  * Only private anonymous memory can be left behind as fresh memory.  A
  * sealed source is EPERM before anything else, as mremap() has it.
  */
 static long mrr_check_source(struct vm_area_struct *vma)
 {
-	if (mrr_vma_sealed(vma))
-		return -EPERM;
 	if (!vma_is_anonymous(vma) || vma->vm_file)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_SHARED | VM_MAYSHARE | VM_IO | VM_PFNMAP |
@@ -97,6 +139,73 @@ static long mrr_check_source(struct vm_area_struct *vma)
 	if (is_vm_hugetlb_page(vma) || mrr_vma_uffd_registered(vma))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * Walk the parts: a hole is EFAULT, a sealed part EPERM before any part's
+ * kind is looked at, then each part must be movable.  Sum up what the
+ * limits and the accounting need.
+ */
+static long mrr_check_parts(struct mm_struct *mm, struct mrr_plan *p)
+{
+	unsigned long old_end = p->old_addr + p->old_len, addr;
+	struct mrr_part part;
+	long err;
+
+	for (addr = p->old_addr; addr < old_end; addr = part.end) {
+		if (!mrr_part_at(mm, p, addr, &part))
+			return -EFAULT;
+		if (mrr_vma_sealed(part.vma))
+			return -EPERM;
+	}
+	for (addr = p->old_addr; addr < old_end; addr = part.end) {
+		vm_flags_t flags;
+		unsigned long new_pages;
+
+		mrr_part_at(mm, p, addr, &part);
+		err = mrr_check_source(part.vma);
+		if (err)
+			return err;
+		flags = part.vma->vm_flags;
+		new_pages = part.new_len >> PAGE_SHIFT;
+		p->nparts++;
+		if (flags & VM_LOCKED) {
+			p->locked = true;
+			p->src_locked += (part.end - part.start) >> PAGE_SHIFT;
+			p->new_locked += new_pages;
+			if (part.new_len > part.moved)
+				p->tail_locked = true;
+		}
+		if (flags & VM_ACCOUNT)
+			p->new_acct += new_pages;
+		if ((flags & (VM_WRITE | VM_SHARED | VM_STACK)) == VM_WRITE) {
+			p->new_data += new_pages;
+			p->data_vma = part.vma;
+		} else {
+			p->other_vma = part.vma;
+		}
+	}
+	return 0;
+}
+
+/*
+ * RLIMIT_AS over the whole destination and RLIMIT_DATA over its data parts,
+ * net of what a FIXED destination gives back (may_expand_vm() judges one
+ * kind of mapping at a time).
+ */
+static bool mrr_limits_ok(struct mm_struct *mm, const struct mrr_plan *p)
+{
+	unsigned long pages = p->new_len >> PAGE_SHIFT;
+	unsigned long net = pages > p->dest_pages ? pages - p->dest_pages : 0;
+	unsigned long data = min(p->new_data, net);
+
+	if (!net)
+		return true;
+	if (!p->other_vma)
+		return mrr_may_expand_vm(mm, p->data_vma, net);
+	if (p->data_vma && !mrr_may_expand_vm(mm, p->data_vma, data))
+		return false;
+	return mrr_may_expand_vm(mm, p->other_vma, net);
 }
 
 /*
@@ -204,59 +313,87 @@ static bool mrr_mlock_ok(struct mm_struct *mm, unsigned long bytes)
 	return mm->locked_vm + (bytes >> PAGE_SHIFT) <= limit;
 }
 
-/* Give [start, start + len) a VMA of its own (for a locked source). */
-static int mrr_isolate(struct mm_struct *mm, unsigned long start,
-		       unsigned long len)
+/*
+ * Give the source range VMAs of its own at both ends, where a part that is
+ * locked reaches past them: only the source range loses VM_LOCKED.
+ */
+static int mrr_isolate(struct mm_struct *mm, const struct mrr_plan *p)
 {
-	struct vm_area_struct *vma = mrr_vma_lookup(mm, start);
+	unsigned long end = p->old_addr + p->old_len;
+	struct vm_area_struct *vma = mrr_vma_lookup(mm, p->old_addr);
 	int err;
 
-	if (vma->vm_start != start) {
-		err = mrr_split_vma(mm, vma, start, 1);
+	if (vma->vm_start != p->old_addr && (vma->vm_flags & VM_LOCKED)) {
+		err = mrr_split_vma(mm, vma, p->old_addr, 1);
 		if (err)
 			return err;
-		vma = mrr_vma_lookup(mm, start);
 	}
-	if (vma->vm_end != start + len)
-		return mrr_split_vma(mm, vma, start + len, 0);
+	vma = mrr_vma_lookup(mm, end - 1);
+	if (vma->vm_end != end && (vma->vm_flags & VM_LOCKED))
+		return mrr_split_vma(mm, vma, end, 0);
 	return 0;
 }
 
 /*
- * The pages of [old_addr, old_addr + move_len) are gone; discard the rest of
- * a shrunk source and leave the range as fresh, unlocked memory.
+ * The moved pages of each part are gone; discard the rest of a shrunk
+ * source and leave every part as fresh, unlocked memory.
  */
-static void mrr_retire_source(struct vm_area_struct *vma,
-			      const struct mrr_plan *p)
+static void mrr_retire_source(struct mm_struct *mm, const struct mrr_plan *p)
 {
-	if (p->move_len < p->old_len)
-		mrr_zap(vma, p->old_addr + p->move_len,
-			p->old_len - p->move_len);
-	if (p->locked)
-		mrr_vma_clear_flags(vma, VM_LOCKED | VM_LOCKONFAULT);
-	if (vma->vm_start == p->old_addr &&
-	    vma->vm_end == p->old_addr + p->old_len)
-		mrr_vma_forget_pages(vma);
+	unsigned long old_end = p->old_addr + p->old_len, addr;
+	struct mrr_part part;
+
+	for (addr = p->old_addr; addr < old_end; addr = part.end) {
+		mrr_part_at(mm, p, addr, &part);
+		if (part.moved < part.end - part.start)
+			mrr_zap(part.vma, part.start + part.moved,
+				part.end - part.start - part.moved);
+		if (part.vma->vm_flags & VM_LOCKED)
+			mrr_vma_clear_flags(part.vma,
+					    VM_LOCKED | VM_LOCKONFAULT);
+		if (part.vma->vm_start == part.start &&
+		    part.vma->vm_end == part.end)
+			mrr_vma_forget_pages(part.vma);
+	}
+}
+
+/* Does @vma reach into the source range (a destination merged into it)? */
+static bool mrr_in_source(const struct mrr_plan *p, struct vm_area_struct *vma)
+{
+	return vma->vm_start < p->old_addr + p->old_len &&
+	       vma->vm_end > p->old_addr;
 }
 
 /*
- * Put back what a failed move had moved and unmap the destination (which
- * returns its charge and total_vm).  The destination was a copy of a
- * locked source: its unmap takes its pages off locked_vm, which the move
- * never added; add them first, as mremap() does.
+ * Put back the first @moved bytes a failed move had moved, part by part,
+ * and unmap the destination (which returns its charge and total_vm).  The
+ * destination's locked parts were copies of locked sources: their unmap
+ * takes their pages off locked_vm, which the move never added; add them
+ * first, as mremap() does.  @made: the bytes of destination mapped so far.
  */
 static long mrr_undo(struct mm_struct *mm, struct mrr_plan *p,
-		     struct vm_area_struct *vma, struct vm_area_struct *new_vma,
-		     unsigned long moved, struct list_head *uf)
+		     unsigned long moved, unsigned long made,
+		     struct list_head *uf)
 {
-	if (moved)
-		mrr_move_page_tables(new_vma, p->new_addr, vma, p->old_addr,
-				     moved, true);
-	if (p->locked)
-		mm->locked_vm += p->new_len >> PAGE_SHIFT;
+	unsigned long addr, len, locked = 0;
+	struct vm_area_struct *new_vma;
+	struct mrr_part part;
+
+	for (addr = p->old_addr; addr < p->old_addr + made; addr = part.end) {
+		mrr_part_at(mm, p, addr, &part);
+		len = addr < p->old_addr + moved ?
+		      min(part.moved, p->old_addr + moved - addr) : 0;
+		new_vma = mrr_vma_lookup(mm, part.new_start);
+		if (len && new_vma)
+			mrr_move_page_tables(new_vma, part.new_start, part.vma,
+					     part.start, len, true);
+		if (new_vma && (new_vma->vm_flags & VM_LOCKED))
+			locked += part.new_len >> PAGE_SHIFT;
+	}
+	mm->locked_vm += locked;
 	/*
-	 * This unmap splits nothing (the destination is a VMA of its own,
-	 * or a neighbour it merged into would have to split): it can fail
+	 * This unmap splits nothing (the destination is VMAs of its own,
+	 * or a neighbour one merged into would have to split): it can fail
 	 * only if the maple tree cannot allocate; retry once.
 	 */
 	if (mrr_do_munmap(mm, p->new_addr, p->new_len, uf))
@@ -264,40 +401,107 @@ static long mrr_undo(struct mm_struct *mm, struct mrr_plan *p,
 	return -ENOMEM;
 }
 
+/*
+ * Each part in turn: a new VMA at its place in the destination, its page
+ * tables moved there.  0, or the failure undone (the charge of what was not
+ * made yet left to the caller: *made says how far it got).
+ */
+static long mrr_move_parts(struct mm_struct *mm, struct mrr_plan *p,
+			   unsigned long *made, struct list_head *uf)
+{
+	unsigned long move_end = p->old_addr + p->move_len, addr, moved = 0;
+	struct vm_area_struct *new_vma;
+	unsigned long pgoff, done;
+	struct mrr_part part;
+	bool need_rmap_locks;
+
+	*made = 0;
+	for (addr = p->old_addr; addr < move_end; addr = part.end) {
+		mrr_part_at(mm, p, addr, &part);
+		mrr_vma_start_write(part.vma);
+		pgoff = part.vma->vm_pgoff +
+			((part.start - part.vma->vm_start) >> PAGE_SHIFT);
+		new_vma = mrr_copy_vma(&part.vma, part.start, part.new_start,
+				       part.new_len, pgoff, &need_rmap_locks);
+		if (!new_vma)
+			return *made ? mrr_undo(mm, p, moved, *made, uf) :
+				       -ENOMEM;
+		*made = part.end - p->old_addr;
+		mrr_vm_stat_account(mm, new_vma->vm_flags,
+				    part.new_len >> PAGE_SHIFT);
+		/* The source must still be the VMAs it was: never merged into. */
+		if (mrr_in_source(p, new_vma) || part.vma->vm_start > part.start ||
+		    part.vma->vm_end < part.end)
+			return mrr_undo(mm, p, moved, *made, uf);
+		done = mrr_move_page_tables(part.vma, part.start, new_vma,
+					    part.new_start, part.moved,
+					    need_rmap_locks);
+		moved += done;
+		if (done < part.moved)
+			return mrr_undo(mm, p, moved, *made, uf);
+	}
+	return 0;
+}
+
+/* Break KSM sharing in what moves, part by part. */
+static int mrr_ksm_unmerge_parts(struct mm_struct *mm, struct mrr_plan *p)
+{
+	unsigned long move_end = p->old_addr + p->move_len, addr;
+	struct mrr_part part;
+	int err;
+
+	for (addr = p->old_addr; addr < move_end; addr = part.end) {
+		mrr_part_at(mm, p, addr, &part);
+		err = mrr_ksm_unmerge(part.vma, part.start,
+				      part.start + part.moved);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Pages charged for the destination of the parts from @addr on. */
+static unsigned long mrr_acct_from(struct mm_struct *mm, struct mrr_plan *p,
+				   unsigned long addr)
+{
+	unsigned long move_end = p->old_addr + p->move_len, pages = 0;
+	struct mrr_part part;
+
+	for (; addr < move_end; addr = part.end) {
+		mrr_part_at(mm, p, addr, &part);
+		if (part.vma->vm_flags & VM_ACCOUNT)
+			pages += part.new_len >> PAGE_SHIFT;
+	}
+	return pages;
+}
+
 static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 			    u64 __user *result, struct list_head *uf)
 {
-	unsigned long new_pages = p->new_len >> PAGE_SHIFT;
-	struct vm_area_struct *vma, *new_vma;
-	unsigned long new_pgoff, moved, grow;
-	bool need_rmap_locks, account;
+	struct vm_area_struct *vma;
+	unsigned long grow, made;
 	long charged = 0;
 	long err;
 
-	vma = mrr_vma_lookup(mm, p->old_addr);
-	if (!vma || p->old_addr + p->old_len > vma->vm_end)
-		return -EFAULT;
-	err = mrr_check_source(vma);
+	err = mrr_check_parts(mm, p);
 	if (err)
 		return err;
-	p->locked = vma->vm_flags & VM_LOCKED;
-	account = vma->vm_flags & VM_ACCOUNT;
-
+	vma = mrr_vma_lookup(mm, p->old_addr);
 	err = mrr_fixed(p) ? mrr_check_destination(mm, p) :
 			     mrr_choose_destination(vma, p);
 	if (err)
 		return err;
 
-	/* Worst case: the source split in three, one split at the
-	 * destination, and the new VMA (mremap keeps the same margin).
+	/*
+	 * Worst case: the source split at both ends, one split at the
+	 * destination, and a new VMA per part (mremap keeps the same margin).
 	 */
-	if (mm->map_count + 2 >= mrr_max_map_count() - 3)
+	if (mm->map_count + p->nparts + 1 >= mrr_max_map_count() - 3)
 		return -ENOMEM;
 	/* The limits, net of what a FIXED destination gives back. */
-	if (new_pages > p->dest_pages &&
-	    !mrr_may_expand_vm(mm, vma, new_pages - p->dest_pages))
+	if (!mrr_limits_ok(mm, p))
 		return -ENOMEM;
-	grow = p->locked && p->new_len > p->old_len ?
+	grow = p->tail_locked && p->new_len > p->old_len ?
 	       (p->new_len - p->old_len) >> PAGE_SHIFT : 0;
 	if (grow > p->dest_locked &&
 	    !mrr_mlock_ok(mm, (grow - p->dest_locked) << PAGE_SHIFT))
@@ -308,25 +512,24 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 		return err;
 
 	/* KSM pages must not turn up, still shared, at the destination. */
-	err = mrr_ksm_unmerge(vma, p->old_addr, p->old_addr + p->move_len);
+	err = mrr_ksm_unmerge_parts(mm, p);
 	if (err)
 		return err;
 
 	/*
-	 * The destination is charged new_len, as mremap(MREMAP_DONTUNMAP)
-	 * charges it (the source keeps its own charge).  What the FIXED
-	 * unmap will give back is taken off the check, and added again once
-	 * that unmap has given it back.
+	 * The destination is charged what its accountable parts map, as
+	 * mremap(MREMAP_DONTUNMAP) charges it (the source keeps its own
+	 * charge).  What the FIXED unmap will give back is taken off the
+	 * check, and added again once that unmap has given it back.
 	 */
-	if (account && new_pages > p->dest_acct) {
-		if (mrr_vm_enough_memory(mm, new_pages - p->dest_acct))
+	if (p->new_acct > p->dest_acct) {
+		if (mrr_vm_enough_memory(mm, p->new_acct - p->dest_acct))
 			return -ENOMEM;
-		charged = new_pages - p->dest_acct;
+		charged = p->new_acct - p->dest_acct;
 	}
 
-	/* Only the source range loses VM_LOCKED: split it off first. */
 	if (p->locked) {
-		err = mrr_isolate(mm, p->old_addr, p->old_len);
+		err = mrr_isolate(mm, p);
 		if (err)
 			goto unacct;
 	}
@@ -334,40 +537,26 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 		err = mrr_do_munmap(mm, p->new_addr, p->new_len, uf);
 		if (err)
 			goto unacct;
-		if (account) {
-			mrr_vm_acct_memory(new_pages - charged);
-			charged = new_pages;
+		if (p->new_acct) {
+			mrr_vm_acct_memory(p->new_acct - charged);
+			charged = p->new_acct;
 		}
 	}
-	/* Splits and unmaps may have replaced the VMA structures. */
-	vma = mrr_vma_lookup(mm, p->old_addr);
 
-	mrr_vma_start_write(vma);
-	new_pgoff = vma->vm_pgoff +
-		    ((p->old_addr - vma->vm_start) >> PAGE_SHIFT);
-	new_vma = mrr_copy_vma(&vma, p->old_addr, p->new_addr, p->new_len,
-			       new_pgoff, &need_rmap_locks);
-	if (!new_vma) {
-		err = -ENOMEM;
+	err = mrr_move_parts(mm, p, &made, uf);
+	if (err) {
+		/* The destination's unmap returned the charge of what was made. */
+		if (made)
+			charged = mrr_acct_from(mm, p, p->old_addr + made);
 		goto unacct;
 	}
-	mrr_vm_stat_account(mm, new_vma->vm_flags, new_pages);
-	/* The source must still be the VMA it was: never merged into. */
-	if (new_vma == vma || vma->vm_start > p->old_addr ||
-	    vma->vm_end < p->old_addr + p->old_len)
-		return mrr_undo(mm, p, vma, new_vma, 0, uf);
 
-	moved = mrr_move_page_tables(vma, p->old_addr, new_vma, p->new_addr,
-				     p->move_len, need_rmap_locks);
-	if (moved < p->move_len)
-		return mrr_undo(mm, p, vma, new_vma, moved, uf);
-
-	mrr_retire_source(vma, p);
+	mrr_retire_source(mm, p);
 	if (p->locked) {
 		/* The source's lock ends, the destination's begins. */
-		mm->locked_vm += new_pages - (p->old_len >> PAGE_SHIFT);
-		p->populate = p->new_len > p->old_len &&
-			      !(new_vma->vm_flags & VM_LOCKONFAULT);
+		mm->locked_vm += p->new_locked - p->src_locked;
+		p->populate = grow && !(mrr_vma_lookup(mm, p->new_addr +
+				p->new_len - 1)->vm_flags & VM_LOCKONFAULT);
 	}
 	return 0;
 

@@ -23,6 +23,8 @@ int mr_copy_move(const struct mr_req *r, void **out)
 	int err;
 
 	err = mr_source_check(r, &s);
+	if (!err && s.nparts > 1)
+		return mr_parts_move(r, mr_copy_move, out);
 	if (!err && s.locked)
 		err = mr_lock_precheck(r->old_size, r->new_size);
 	if (!err && s.locked)

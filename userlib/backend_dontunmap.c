@@ -90,26 +90,6 @@ bool mr_dontunmap_available(void)
 	return have_dontunmap;
 }
 
-/*
- * Put back pages moved from @old to @p (n bytes, protection @prot) after a
- * failure.  mremap() needs the same map-count headroom as the step that
- * just failed, so it may refuse too: then copy the bytes back (the pages
- * are new, the contents the same), so that nothing is lost.
- */
-static void move_back(void *p, size_t n, void *old, int prot)
-{
-	if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
-		return;
-	if (prot != (PROT_READ | PROT_WRITE)) {
-		mprotect(old, n, PROT_READ | PROT_WRITE);
-		mprotect(p, n, PROT_READ);
-	}
-	memcpy(old, p, n);
-	if (prot != (PROT_READ | PROT_WRITE))
-		mprotect(old, n, prot);
-	munmap(p, n);
-}
-
 int mr_dontunmap_move(const struct mr_req *r, void **out)
 {
 	size_t n = r->old_size < r->new_size ? r->old_size : r->new_size;
@@ -120,6 +100,8 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	int err;
 
 	err = mr_source_check(r, &s);
+	if (!err && s.nparts > 1)
+		return mr_parts_move(r, mr_dontunmap_move, out);
 	if (!err && s.locked)
 		err = mr_lock_precheck(r->old_size, r->new_size);
 	if (!err && s.locked)
@@ -167,7 +149,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 			   fixed ? dst : NULL);
 		if (p == MAP_FAILED) {
 			err = errno;
-			move_back(via, n, old, s.prot);
+			mr_move_back(via, n, old, s.prot);
 			goto unreserve;
 		}
 	}

@@ -35,6 +35,7 @@ struct mr_req {
 
 /* What mr_source_check() found out about a valid source. */
 struct mr_src {
+	unsigned int nparts;	/* mappings it spans; the rest is of one */
 	int prot;
 	bool locked;		/* VM_LOCKED */
 	bool onfault;		/* locked with MLOCK_ONFAULT */
@@ -92,6 +93,15 @@ int mr_lock_precheck(size_t old_size, size_t new_size);
 int mr_lock(void *addr, size_t len, bool onfault);
 /* The move of a locked source that passed mr_source_check() (@s). */
 int mr_locked_move(const struct mr_req *r, const struct mr_src *s, void **out);
+
+/* parts.c: the move of a source of several mappings, part by part with
+ * @move_one (a backend's move of a one-mapping source). */
+int mr_parts_move(const struct mr_req *r,
+		  int (*move_one)(const struct mr_req *r, void **out),
+		  void **out);
+/* Put @n bytes moved from @old to @p (protection @prot) back, after a
+ * failure; by mremap(), else by copying. */
+void mr_move_back(void *p, size_t n, void *old, int prot);
 
 /* dest.c */
 int mr_dest_map(const struct mr_req *r, int prot, void **out);

@@ -255,16 +255,7 @@ static void t_efault(void)
 	expect("source range not mapped at all", EFAULT, p, len, 2 * len, 0,
 	       NULL, NULL, 0, 0, NULL);
 
-	p = src_map(len, 9);
-	mprotect(p + 2 * ps, 2 * ps, PROT_READ);
-	expect("source spanning two mappings (rw-p | r--p)", EFAULT, p, len,
-	       2 * len, 0, NULL, p, len, 9, NULL);
-	expect("source spanning two mappings, same size", EFAULT, p, len, len,
-	       0, NULL, p, len, 9, NULL);
-	tap_ok(!strcmp(tl_perms(p + 2 * ps), "r--p") &&
-	       !strcmp(tl_perms(p), "rw-p"),
-	       "[%s] two mappings: protections unchanged", BN);
-	munmap(p, len);
+	/* (A source of several adjacent mappings moves: parts.c.) */
 }
 
 /* ---- EEXIST ---- */
