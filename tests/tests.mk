@@ -6,6 +6,7 @@
 #   tests/bench/bench.mk  benchmarks (make bench)
 #   tests/vm/vm.mk        the VM harness: rootfs, DKMS build, boot, results
 #   tests/vm/debug.mk     make check-debug: the suite on a KASAN/lockdep kernel
+#   tests/clients/clients.mk  the allocators' own suites (make check-clients)
 
 include tests/host/host.mk
 include tests/guest/guest.mk
@@ -13,5 +14,6 @@ include tests/stress/stress.mk
 include tests/bench/bench.mk
 include tests/vm/vm.mk
 include tests/vm/debug.mk
+include tests/clients/clients.mk
 
-check: check-host check-guest
+check: check-host check-clients check-guest

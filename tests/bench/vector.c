@@ -3,7 +3,11 @@
  * vector.c - benchmark 1, the MREMAP_RETAIN thread's vector growth: a buffer
  * grown by doubling from 4 bytes to bench_opts.max_size, each new half
  * written as it appears.  Variants: realloc of glibc, jemalloc and TCMalloc
- * (the last two through LD_PRELOAD, so only in a dynamic build), and a
+ * (the last two through LD_PRELOAD, so only in a dynamic build), realloc
+ * of Debian's jemalloc with our patch (tests/clients/jemalloc: the path of
+ * its libjemalloc.so.2 in $MRBENCH_JEMALLOC_RETAIN, libmremap_retain.so.0
+ * on the loader's path) with the library's own choice of backend and with
+ * the dontunmap backend forced, and a
  * page-aligned chunk whose growth step is mremap(MREMAP_MAYMOVE) or
  * mremap_retain() with each backend.
  *
@@ -32,18 +36,23 @@ struct variant {
 	enum grow grow;
 	int backend;		/* GROW_RETAIN */
 	const char *preload;	/* GROW_REALLOC through LD_PRELOAD */
+	const char *preload_env;	/* ... of the library this names */
+	const char *force;	/* MREMAP_RETAIN_BACKEND for the preloaded one */
 };
 
 #define LIBDIR "/usr/lib/x86_64-linux-gnu/"
 
 static const struct variant variants[] = {
-	{ "glibc-realloc", GROW_REALLOC, 0, NULL },
-	{ "jemalloc-realloc", GROW_REALLOC, 0, LIBDIR "libjemalloc.so.2" },
-	{ "tcmalloc-realloc", GROW_REALLOC, 0, LIBDIR "libtcmalloc_minimal.so.4" },
-	{ "chunk-mremap", GROW_MREMAP, 0, NULL },
-	{ "chunk-module", GROW_RETAIN, MREMAP_RETAIN_BACKEND_MODULE, NULL },
-	{ "chunk-dontunmap", GROW_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP, NULL },
-	{ "chunk-copy", GROW_RETAIN, MREMAP_RETAIN_BACKEND_COPY, NULL },
+	{ "glibc-realloc", GROW_REALLOC, 0, NULL, NULL, NULL },
+	{ "jemalloc-realloc", GROW_REALLOC, 0, LIBDIR "libjemalloc.so.2", NULL, NULL },
+	{ "tcmalloc-realloc", GROW_REALLOC, 0, LIBDIR "libtcmalloc_minimal.so.4", NULL, NULL },
+	{ "jemalloc-retain-realloc", GROW_REALLOC, 0, NULL, "MRBENCH_JEMALLOC_RETAIN", NULL },
+	{ "jemalloc-retain-dontunmap-realloc", GROW_REALLOC, 0, NULL,
+	  "MRBENCH_JEMALLOC_RETAIN", "dontunmap" },
+	{ "chunk-mremap", GROW_MREMAP, 0, NULL, NULL, NULL },
+	{ "chunk-module", GROW_RETAIN, MREMAP_RETAIN_BACKEND_MODULE, NULL, NULL, NULL },
+	{ "chunk-dontunmap", GROW_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP, NULL, NULL, NULL },
+	{ "chunk-copy", GROW_RETAIN, MREMAP_RETAIN_BACKEND_COPY, NULL, NULL, NULL },
 };
 #define NVAR (sizeof(variants) / sizeof(variants[0]))
 
@@ -138,15 +147,25 @@ int vector_child(int argc, char **argv)
 	return 0;
 }
 
+static const char *preload_of(const struct variant *v)
+{
+	return v->preload_env ? getenv(v->preload_env) : v->preload;
+}
+
 static const char *why_not(const struct variant *v)
 {
 	static char buf[160];
 
-	if (v->preload) {
-		if (!access(v->preload, R_OK))
+	if (v->preload_env && !preload_of(v)) {
+		snprintf(buf, sizeof(buf), "$%s not set", v->preload_env);
+		return buf;
+	}
+	if (preload_of(v)) {
+		const char *preload = preload_of(v);
+
+		if (!access(preload, R_OK))
 			return NULL;
-		snprintf(buf, sizeof(buf), "%s: %s", v->preload,
-			 strerror(errno));
+		snprintf(buf, sizeof(buf), "%s: %s", preload, strerror(errno));
 		return buf;
 	}
 	if (v->grow == GROW_RETAIN && mremap_retain_set_backend(v->backend)) {
@@ -159,7 +178,7 @@ static const char *why_not(const struct variant *v)
 }
 
 struct run {
-	long long wall, user, sys, rss;	/* ns, ns, ns, KiB */
+	long long wall, user, sys, rss, faults;	/* ns, ns, ns, KiB, count */
 };
 
 static int run_once(const char *self, const struct variant *v, size_t max,
@@ -182,8 +201,10 @@ static int run_once(const char *self, const struct variant *v, size_t max,
 		dup2(fd[1], 1);
 		close(fd[0]);
 		close(fd[1]);
-		if (v->preload)
-			setenv("LD_PRELOAD", v->preload, 1);
+		if (preload_of(v))
+			setenv("LD_PRELOAD", preload_of(v), 1);
+		if (v->force)
+			setenv("MREMAP_RETAIN_BACKEND", v->force, 1);
 		execl(self, self, "--vector-child", v->name, arg, (char *)NULL);
 		_exit(127);
 	}
@@ -203,6 +224,7 @@ static int run_once(const char *self, const struct variant *v, size_t max,
 	r->user = ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL;
 	r->sys = ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL;
 	r->rss = ru.ru_maxrss;
+	r->faults = ru.ru_minflt + ru.ru_majflt;
 	return 0;
 }
 
@@ -211,7 +233,7 @@ int vector_bench(const char *self)
 	const int runs = bench_opts.runs;
 	const size_t max = bench_opts.max_size;
 	long long wall[NVAR][runs], user[NVAR][runs], sys[NVAR][runs];
-	long long rss[NVAR][runs];
+	long long rss[NVAR][runs], faults[NVAR][runs];
 	int ok[NVAR], n[NVAR], r, failed = 0;
 	char sz[32];
 	size_t i;
@@ -241,6 +263,7 @@ int vector_bench(const char *self)
 			user[i][n[i]] = x.user;
 			sys[i][n[i]] = x.sys;
 			rss[i][n[i]] = x.rss;
+			faults[i][n[i]] = x.faults;
 			n[i]++;
 		}
 	}
@@ -253,6 +276,7 @@ int vector_bench(const char *self)
 		emit("vector", v, max, "user", median_ll(user[i], n[i]) / 1e6, "ms");
 		emit("vector", v, max, "sys", median_ll(sys[i], n[i]) / 1e6, "ms");
 		emit("vector", v, max, "peak_rss", median_ll(rss[i], n[i]) / 1024.0, "MiB");
+		emit("vector", v, max, "page_faults", median_ll(faults[i], n[i]), "");
 	}
 	return failed;
 }

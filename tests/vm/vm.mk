@@ -32,6 +32,7 @@ check-guest: vm-deps
 	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
 	$(VM_DIR)/check-kernels --suites "$(KERNELS)" \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
+		$(if $(filter check,$(MAKECMDGOALS)),--counts clients:$(BUILD)/check/clients.counts) \
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
 		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
