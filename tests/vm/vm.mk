@@ -26,7 +26,7 @@ vm-deps:
 # by check-kernels, which never skips a kernel.
 check-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
-	$(MAKE) --no-print-directory guest-tests $(BUILD)/tests/host/btf_check
+	$(MAKE) --no-print-directory guest-tests $(CLIENTS_GUEST) $(BUILD)/tests/host/btf_check
 	@mkdir -p $(BUILD)/check
 	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
 	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
@@ -35,7 +35,7 @@ check-guest: vm-deps
 		$(if $(filter check,$(MAKECMDGOALS)),--counts clients:$(BUILD)/check/clients.counts) \
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
-		--root $(GUEST_TESTS_ROOT) --user $(GUEST_TESTS_USER)
+		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER)
 
 vm-prepare: vm-deps
 	bash -c '. $(VM_DIR)/lib.sh && kernels_rootfs $(KERNELS)' | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
