@@ -6,6 +6,9 @@
 #       of KERNELS (needs root, like check-guest); KERNELS= for host only.
 #       Markdown on stdout, JSON in BENCH_OUT, the plot in build/bench/.
 #   make bench-host     host figures only (no module, no root needed)
+#   make bench-clients [KERNELS=...]
+#       the seed's table alone: mrbench vector (glibc, stock and patched
+#       jemalloc, TCMalloc, the chunk loops) on the host and each kernel
 #
 # BENCH_HOST_ARGS and BENCH_GUEST_ARGS replace the mrbench options of each
 # side (see tests/bench/run for the defaults).
@@ -15,7 +18,7 @@ BENCH_SRCS   := $(wildcard tests/bench/*.c)
 BENCH_HDRS   := tests/bench/bench.h include/mremap_retain.h userlib/internal.h
 BENCH_CFLAGS := -std=gnu11 $(WARN) -pthread $(CFLAGS) -Iuserlib
 
-.PHONY: bench-host bench-deps bench-progs
+.PHONY: bench-host bench-deps bench-progs bench-clients
 
 # mrbench is linked dynamically, so that jemalloc and TCMalloc can be
 # preloaded; the guests get the host's libraries with it (mkinitramfs).
@@ -34,3 +37,9 @@ bench: bench-deps $(if $(strip $(KERNELS)),vm-deps) bench-progs
 
 bench-host: bench-progs
 	tests/bench/run --dir $(BUILD)/bench --out $(BENCH_OUT) --kernels ""
+
+bench-clients: bench-deps $(if $(strip $(KERNELS)),vm-deps) bench-progs
+	BENCH_HOST_ARGS="--runs 5 --max 1G vector" \
+	BENCH_GUEST_ARGS="--runs 5 --max 1G vector" \
+	tests/bench/run --dir $(BUILD)/bench --out $(BUILD)/bench/clients.json \
+		--kernels "$(KERNELS)"
