@@ -77,6 +77,8 @@ int mr_copy_move(const struct mr_req *r, void **out);
 int mr_source_check(const struct mr_req *r, struct mr_src *s);
 int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
 int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
+/* The VMA containing @addr by either of the two (EFAULT: none). */
+int mr_vma_at(uintptr_t addr, struct mr_vma *v);
 int mr_vmflags(uintptr_t addr, unsigned int *vmf);
 /* Is any of [start, start + len) registered with a userfaultfd?
  * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell. */

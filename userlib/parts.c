@@ -36,10 +36,8 @@ static int next_part(const struct mr_req *r, uintptr_t addr, uintptr_t *end,
 		     int *prot)
 {
 	struct mr_vma v;
-	int err = mr_vma_query(addr, &v);
+	int err = mr_vma_at(addr, &v);
 
-	if (err == ENOTTY)
-		err = mr_vma_maps(addr, &v);
 	if (err)
 		return err;
 	*end = v.end < r->old + r->old_size ? v.end : r->old + r->old_size;

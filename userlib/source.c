@@ -24,14 +24,6 @@ static bool plain_anon_name(const char *name)
 	       !strncmp(name, "[stack", 6) || !strncmp(name, "[anon:", 6);
 }
 
-/* One mapping's share of the source, as /proc reports it. */
-static int part_at(uintptr_t addr, struct mr_vma *v)
-{
-	int err = mr_vma_query(addr, v);
-
-	return err == ENOTTY ? mr_vma_maps(addr, v) : err;
-}
-
 int mr_source_check(const struct mr_req *r, struct mr_src *s)
 {
 	uintptr_t end = r->old + r->old_size, addr;
@@ -49,7 +41,7 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s)
 	 */
 	s->nparts = 0;
 	for (addr = r->old; addr < end; addr = v.end) {
-		err = part_at(addr, &v);
+		err = mr_vma_at(addr, &v);
 		if (err)
 			return err;
 		if (!s->nparts++)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vma_query.c - look up the VMA containing an address with the
- * PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11+): one syscall, no text.
+ * PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11+): one syscall, no text;
+ * mr_vma_at() falls back to reading /proc/self/maps where there is none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -122,4 +123,11 @@ found:
 	v->file = q.inode || q.dev_major || q.dev_minor;
 	v->page_size = q.vma_page_size;
 	return 0;
+}
+
+int mr_vma_at(uintptr_t addr, struct mr_vma *v)
+{
+	int err = mr_vma_query(addr, v);
+
+	return err == ENOTTY ? mr_vma_maps(addr, v) : err;
 }
