@@ -152,6 +152,8 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 	struct uffdio_range range = { .start = start, .len = len };
 	unsigned int vmf;
 	int fd = get_own_fd(), err;
+	struct mr_vma v;
+	uintptr_t addr;
 
 	if (fd >= 0) {
 		if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
@@ -170,9 +172,15 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 		*registered = false;
 		return 0;
 	}
-	err = mr_vmflags(start, &vmf);
-	if (err)
-		return err == ENOMEM ? ENOMEM : ENOTSUP;
-	*registered = vmf & MR_VMF_UFFD;
+	/* Each mapping of the range has its own VmFlags. */
+	*registered = false;
+	for (addr = start; addr < start + len && !*registered; addr = v.end) {
+		err = mr_vma_at(addr, &v);
+		if (!err)
+			err = mr_vmflags(addr, &vmf);
+		if (err)
+			return err == ENOMEM ? ENOMEM : ENOTSUP;
+		*registered = vmf & MR_VMF_UFFD;
+	}
 	return 0;
 }
