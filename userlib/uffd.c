@@ -7,8 +7,8 @@
  * kernel faults) asks to
  * register the range for missing faults.  The kernel refuses with EBUSY
  * when another userfaultfd holds any part of it, having changed nothing;
- * otherwise the range is unregistered at once, which also wakes any fault
- * that came in between (it is retried as an ordinary fault).  With a
+ * otherwise the range is unregistered at once and woken, which lets any
+ * fault that came in between go on (it is retried as an ordinary fault).  With a
  * user-mode-only userfaultfd, a fault that the kernel takes in the range
  * meanwhile for another thread (a read(2) into it) fails with EFAULT: the
  * range is the one being moved, which no other thread may touch meanwhile
@@ -157,7 +157,14 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 
 	if (fd >= 0) {
 		if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
-			if (ioctl(fd, UFFDIO_UNREGISTER, &range))
+			/*
+			 * Unregistering wakes the faults waiting on us before
+			 * it clears the VMA's flags, and a fault taken under
+			 * the per-VMA lock can still queue in between: wake
+			 * the range again once it is clear.
+			 */
+			if (ioctl(fd, UFFDIO_UNREGISTER, &range) ||
+			    ioctl(fd, UFFDIO_WAKE, &range))
 				drop_own_fd(fd);
 			*registered = false;
 			return 0;
