@@ -4,15 +4,16 @@
  * all) and print their figures (see bench.h).
  *
  *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
- *		[--jemalloc-retain LIB] [--libdir DIR]
+ *		[--jemalloc-retain LIB] [--tcmalloc-retain LIB] [--libdir DIR]
  *		[vector] [percall] [release] [floor] [crowd]
  *
  * --label names the machine in the figures ("host", or the guest's suite);
  * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
  * default 1G); --budget-ms: time spent on each per-call or release figure;
- * --jemalloc-retain: the patched libjemalloc.so.2 (tests/clients/jemalloc)
- * for the vector benchmark, and --libdir the directory of the
- * libmremap_retain.so.0 it loads (both through the environment).
+ * --jemalloc-retain, --tcmalloc-retain: the patched libjemalloc.so.2 and
+ * libtcmalloc_minimal.so.4 (tests/clients/) for the vector benchmark, and
+ * --libdir the directory of the libmremap_retain.so.0 they load (all
+ * through the environment).
  * Exit status 1 when a variant could not run to the end or moved data
  * wrongly, 0 otherwise; the figures themselves are never judged here.
  */
@@ -41,7 +42,8 @@ static size_t parse_size(const char *s)
 static void usage(void)
 {
 	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
-	    "[--budget-ms MS] [--jemalloc-retain LIB] [--libdir DIR] "
+	    "[--budget-ms MS] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] "
+	    "[--libdir DIR] "
 	    "[vector] [percall] [release] [floor] [crowd]");
 }
 
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 			bench_opts.max_size = parse_size(argv[++i]);
 		else if (i + 1 < argc && !strcmp(a, "--jemalloc-retain"))
 			setenv("MRBENCH_JEMALLOC_RETAIN", argv[++i], 1);
+		else if (i + 1 < argc && !strcmp(a, "--tcmalloc-retain"))
+			setenv("MRBENCH_TCMALLOC_RETAIN", argv[++i], 1);
 		else if (i + 1 < argc && !strcmp(a, "--libdir"))
 			setenv("LD_LIBRARY_PATH", argv[++i], 1);
 		else if (i + 1 < argc && !strcmp(a, "--budget-ms"))

@@ -4,10 +4,11 @@
  * grown by doubling from 4 bytes to bench_opts.max_size, each new half
  * written as it appears.  Variants: realloc of glibc, jemalloc and TCMalloc
  * (the last two through LD_PRELOAD, so only in a dynamic build), realloc
- * of Debian's jemalloc with our patch (tests/clients/jemalloc: the path of
- * its libjemalloc.so.2 in $MRBENCH_JEMALLOC_RETAIN, libmremap_retain.so.0
- * on the loader's path) with the library's own choice of backend and with
- * the dontunmap backend forced, and a
+ * of Debian's jemalloc and TCMalloc with our patches (tests/clients/: the
+ * paths of their libjemalloc.so.2 and libtcmalloc_minimal.so.4 in
+ * $MRBENCH_JEMALLOC_RETAIN and $MRBENCH_TCMALLOC_RETAIN,
+ * libmremap_retain.so.0 on the loader's path) with the library's own
+ * choice of backend and with the dontunmap backend forced, and a
  * page-aligned chunk whose growth step is mremap(MREMAP_MAYMOVE) or
  * mremap_retain() with each backend.
  *
@@ -49,6 +50,9 @@ static const struct variant variants[] = {
 	{ "jemalloc-retain-realloc", GROW_REALLOC, 0, NULL, "MRBENCH_JEMALLOC_RETAIN", NULL },
 	{ "jemalloc-retain-dontunmap-realloc", GROW_REALLOC, 0, NULL,
 	  "MRBENCH_JEMALLOC_RETAIN", "dontunmap" },
+	{ "tcmalloc-retain-realloc", GROW_REALLOC, 0, NULL, "MRBENCH_TCMALLOC_RETAIN", NULL },
+	{ "tcmalloc-retain-dontunmap-realloc", GROW_REALLOC, 0, NULL,
+	  "MRBENCH_TCMALLOC_RETAIN", "dontunmap" },
 	{ "chunk-mremap", GROW_MREMAP, 0, NULL, NULL, NULL },
 	{ "chunk-module", GROW_RETAIN, MREMAP_RETAIN_BACKEND_MODULE, NULL, NULL, NULL },
 	{ "chunk-dontunmap", GROW_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP, NULL, NULL, NULL },

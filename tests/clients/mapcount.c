@@ -10,15 +10,14 @@
  *	mapcount [N]		(default 1,000,000)
  *
  * Output: "@@MAPS<TAB>reallocs<TAB>maps" lines, then "# moves M fallbacks F"
- * where the allocator counts them (patched jemalloc).
+ * where the allocator counts them (a patched jemalloc or TCMalloc).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-extern int mallctl(const char *name, void *old, size_t *oldlen, void *new,
-		   size_t newlen) __attribute__((weak));
+#include "counts.h"
 
 #define SLOTS 64
 
@@ -50,7 +49,7 @@ int main(int argc, char **argv)
 	long total = argc > 1 ? atol(argv[1]) : 1000000, step = total / 20;
 	static char *p[SLOTS];
 	static size_t len[SLOTS];
-	size_t moves = 0, fallbacks = 0, sz = sizeof(size_t);
+	size_t moves = 0, fallbacks = 0;
 
 	printf("@@MAPS\t0\t%d\n", maps());
 	for (long i = 1; i <= total; i++) {
@@ -75,8 +74,7 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	if (mallctl && !mallctl("stats.mremap_retain_moves", &moves, &sz, NULL, 0) &&
-	    !mallctl("stats.mremap_retain_fallbacks", &fallbacks, &sz, NULL, 0))
+	if (move_counts(&moves, &fallbacks))
 		printf("# moves %zu fallbacks %zu\n", moves, fallbacks);
 	for (int s = 0; s < SLOTS; s++)
 		free(p[s]);

@@ -5,10 +5,11 @@
  * --max) and free, with every byte of every block checked at each realloc
  * and free.  Linked statically with the allocator and libmremap_retain (so
  * the same program runs natively and in the guests), or run with an
- * allocator preloaded.  Where the allocator is the patched jemalloc
- * (mallctl "stats.mremap_retain_moves" answers), it reports how many
- * reallocs moved pages and how many fell back to memcpy: some must have
- * moved, none may have fallen back.
+ * allocator preloaded.  Where the allocator is a patched one (jemalloc's
+ * mallctl "stats.mremap_retain_moves" or TCMalloc's numeric property
+ * "tcmalloc.mremap_retain_moves" answers), it reports how many reallocs
+ * moved pages and how many fell back to memcpy: some must have moved, none
+ * may have fallen back.
  *
  *	torture [--threads N] [--ops N] [--max SIZE] [--live SIZE]
  *
@@ -26,13 +27,11 @@
 #include <mremap_retain.h>
 
 #include "../tap.h"
+#include "counts.h"
 
 /* Linked in, so that a statically linked jemalloc finds it (weak reference). */
 void *(*const volatile torture_mremap_retain)(void *, size_t, size_t, int, ...) = mremap_retain;
 
-/* The allocator's, where it is jemalloc (linked in or preloaded). */
-extern int mallctl(const char *name, void *old, size_t *oldlen, void *new,
-		   size_t newlen) __attribute__((weak));
 
 #define SLOTS 12
 
@@ -182,7 +181,7 @@ int main(int argc, char **argv)
 	struct worker *w;
 	long reallocs = 0, grows = 0;
 	const char *error = NULL;
-	size_t moves = 0, fallbacks = 0, sz = sizeof(size_t);
+	size_t moves = 0, fallbacks = 0;
 	struct timespec t0, t1;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
@@ -222,12 +221,11 @@ int main(int argc, char **argv)
 	tap_ok(!error, "torture: %ld reallocs (%ld growths) in %.1f s, every byte checked%s%s",
 	       reallocs, grows, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
 	       error ? ": " : "", error ? error : "");
-	if (mallctl && !mallctl("stats.mremap_retain_moves", &moves, &sz, NULL, 0) &&
-	    !mallctl("stats.mremap_retain_fallbacks", &fallbacks, &sz, NULL, 0)) {
+	if (move_counts(&moves, &fallbacks)) {
 		tap_ok(moves > 0, "torture: %zu reallocs moved pages with mremap_retain", moves);
 		tap_ok(fallbacks == 0, "torture: %zu fell back to memcpy", fallbacks);
 	} else {
-		printf("# torture: the allocator does not count moves (not the patched jemalloc)\n");
+		printf("# torture: the allocator does not count moves (not a patched allocator)\n");
 	}
 	free(w);
 	return tap_done();
