@@ -52,6 +52,27 @@ static int own_fd = -2;
 static pid_t owner;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * Held across fork(): a child forked while another thread held it would
+ * find it locked for ever (a stress_short fork child, moving, hung so).
+ */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void own_lock_take(void)
+{
+	pthread_mutex_lock(&own_lock);
+}
+
+static void own_lock_give(void)
+{
+	pthread_mutex_unlock(&own_lock);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(own_lock_take, own_lock_give, own_lock_give);
+}
+
 static int seccomp_line(const char *line, size_t len, void *arg)
 {
 	(void)len;
@@ -87,6 +108,7 @@ static int get_own_fd(void)
 	pid_t me = getpid();
 	int fd;
 
+	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&own_lock);
 	if (own_fd >= 0 && owner != me) {
 		close(own_fd);		/* inherited through fork() */
