@@ -126,6 +126,7 @@ static void t_same_as_syscalls(void)
 
 	tl_fill(a, len, 4);
 	tl_fill(b, len, 4);
+	tl_committed_settle();
 	data0 = tl_status_kb("VmData");
 	c0 = tl_committed_exact_kb();
 	rc = dc_ioctl(a + 16 * ps, 32 * ps, 0);

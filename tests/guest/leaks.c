@@ -261,20 +261,7 @@ int main(int argc, char **argv)
 			return tap_done();
 	/* warm-up: lazy allocations of the library, stdio, /proc buffers */
 	run_ops(2000);
-	/*
-	 * Committed_AS is the whole system's: wait until the processes of
-	 * earlier programs are gone from it, so that only this run moves it:
-	 * 1.5 s without a change.  The previous program's busybox timeout
-	 * watcher outlives it by up to a second (it polls once a second; its
-	 * exit took 336 kB off a run's baseline), and an RT kernel may tear an
-	 * exited process's mm down later.
-	 */
-	for (i = 0, tries = 0; i < 60 && tries < 6; i++) {
-		long c = tl_committed_exact_kb();
-
-		usleep(250000);
-		tries = tl_committed_exact_kb() == c ? tries + 1 : 0;
-	}
+	tl_committed_settle();
 	measure(base);
 	measure(base);
 	errors = 0;

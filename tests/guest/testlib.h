@@ -694,4 +694,24 @@ TL_UNUSED static long tl_committed_exact_kb(void)
 	return c;
 }
 
+/*
+ * Committed_AS is the whole system's: wait until the processes of earlier
+ * programs are gone from it, 1.5 s without a change (at most 15 s), so that
+ * only this program moves it.  The previous program's busybox timeout
+ * watcher outlives it by up to a second (it polls once a second; its exit
+ * took 336 kB off a measurement), and an RT kernel may tear an exited
+ * process's mm down later.
+ */
+TL_UNUSED static void tl_committed_settle(void)
+{
+	int i, still;
+
+	for (i = 0, still = 0; i < 60 && still < 6; i++) {
+		long c = tl_committed_exact_kb();
+
+		usleep(250000);
+		still = tl_committed_exact_kb() == c ? still + 1 : 0;
+	}
+}
+
 #endif /* MREMAP_RETAIN_GUEST_TESTLIB_H */
