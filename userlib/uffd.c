@@ -8,11 +8,11 @@
  * register the range for missing faults.  The kernel refuses with EBUSY
  * when another userfaultfd holds any part of it, having changed nothing;
  * otherwise the range is unregistered at once and woken, which lets any
- * fault that came in between go on (it is retried as an ordinary fault).  With a
- * user-mode-only userfaultfd, a fault that the kernel takes in the range
- * meanwhile for another thread (a read(2) into it) fails with EFAULT: the
- * range is the one being moved, which no other thread may touch meanwhile
- * anyway.
+ * fault that came in between go on (it is retried as an ordinary fault).
+ * With a user-mode-only userfaultfd, a fault that the kernel takes in the
+ * range meanwhile for another thread (a read(2) into it) fails with EFAULT:
+ * the range is the one being moved, which no other thread may touch
+ * meanwhile anyway.
  *
  * The library makes no userfaultfd where a seccomp filter is installed
  * (the filter might kill the process for the call) or the kernel refuses

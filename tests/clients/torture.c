@@ -32,7 +32,6 @@
 /* Linked in, so that a statically linked jemalloc finds it (weak reference). */
 void *(*const volatile torture_mremap_retain)(void *, size_t, size_t, int, ...) = mremap_retain;
 
-
 #define SLOTS 12
 
 struct opts {

@@ -704,13 +704,13 @@ TL_UNUSED static long tl_committed_exact_kb(void)
  */
 TL_UNUSED static void tl_committed_settle(void)
 {
+	long c = tl_committed_exact_kb(), d;
 	int i, still;
 
-	for (i = 0, still = 0; i < 60 && still < 6; i++) {
-		long c = tl_committed_exact_kb();
-
+	for (i = 0, still = 0; i < 60 && still < 6; i++, c = d) {
 		usleep(250000);
-		still = tl_committed_exact_kb() == c ? still + 1 : 0;
+		d = tl_committed_exact_kb();
+		still = d == c ? still + 1 : 0;
 	}
 }
 
