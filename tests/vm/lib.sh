@@ -162,25 +162,31 @@ boot_dir() {
 	echo "$CACHE_DIR/boot/$1"
 }
 
+# A 64-bit ELF file.
+is_elf64() {
+	[ -f "$1" ] && [ "$(od -An -tx1 -N5 -- "$1" | tr -d ' \n')" = 7f454c4602 ]
+}
+
 # True when FILE is an x86-64 ELF executable without a program interpreter
 # (static or static-pie), i.e. it runs in the busybox-only guest.
 is_static_elf() {
-	local f=$1 hdr
-	[ -f "$f" ] && [ -x "$f" ] || return 1
-	hdr=$(od -An -tx1 -N5 -- "$f" | tr -d ' \n')
-	[ "$hdr" = 7f454c4602 ] || return 1
+	local f=$1
+	[ -x "$f" ] && is_elf64 "$f" || return 1
 	! LC_ALL=C readelf -lW -- "$f" 2>/dev/null | grep -q 'Requesting program interpreter' &&
 		LC_ALL=C readelf -h -- "$f" 2>/dev/null | grep -q 'X86-64'
 }
 
 # A dynamically linked x86-64 executable or shared library of the host.
 is_dynamic_elf() {
-	local f=$1 hdr
-	[ -f "$f" ] || return 1
-	hdr=$(od -An -tx1 -N5 -- "$f" | tr -d ' \n')
-	[ "$hdr" = 7f454c4602 ] &&
+	local f=$1
+	is_elf64 "$f" &&
 		LC_ALL=C readelf -dW -- "$f" 2>/dev/null | grep -q '(NEEDED)' &&
 		LC_ALL=C readelf -h -- "$f" 2>/dev/null | grep -q 'X86-64'
+}
+
+# A script the guest's busybox runs: executable, first line "#!/bin/sh".
+is_sh_script() {
+	[ -f "$1" ] && [ -x "$1" ] && [ "$(head -n 1 -- "$1")" = '#!/bin/sh' ]
 }
 
 # The host's shared libraries that FILE needs, FILE excluded, with the

@@ -9,7 +9,10 @@
 #       (including the host tests' counts from build/check/host.counts
 #       when this is part of `make check`, those of the BTF matcher on
 #       every kernel's BTF, tests/vm/check-btf, and those of probe.sh's
-#       refusals on the last kernel, tests/vm/check-probes).
+#       refusals on the last kernel, tests/vm/check-probes).  The
+#       allocators' own suites (CLIENTS_SUITES) run on the first kernel of
+#       each upstream version; make check-clients-guest runs them on the
+#       others.
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
@@ -26,16 +29,17 @@ vm-deps:
 # by check-kernels, which never skips a kernel.
 check-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
-	$(MAKE) --no-print-directory guest-tests $(CLIENTS_GUEST) $(BUILD)/tests/host/btf_check
+	$(MAKE) --no-print-directory guest-tests $(CLIENTS_GUEST) clients-tree $(BUILD)/tests/host/btf_check
 	@mkdir -p $(BUILD)/check
 	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
 	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
-	$(VM_DIR)/check-kernels --suites "$(KERNELS)" \
+	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts clients:$(BUILD)/check/clients.counts) \
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
-		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER)
+		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER) \
+		$(CLIENTS_ONCE)
 
 vm-prepare: vm-deps
 	bash -c '. $(VM_DIR)/lib.sh && kernels_rootfs $(KERNELS)' | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
