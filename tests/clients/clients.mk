@@ -6,10 +6,15 @@
 # tests/tests.mk.
 #
 #   make check-clients   their own test suites and the torture, natively
-#                        (run-checks); the torture also runs in every guest
-#                        (CLIENTS_GUEST, added to the guest suite)
+#                        (run-checks); the tortures (CLIENTS_GUEST) also run
+#                        in every guest, the suites (CLIENTS_SUITES, from the
+#                        tree CLIENTS_TREE laid into each initramfs) in
+#                        make check's guests on the first kernel of each
+#                        upstream version
+#   make check-clients-guest   the suites on the other kernels (.ci/run
+#                        runs it after make check)
 
-.PHONY: check-clients
+.PHONY: check-clients check-clients-guest
 
 # The torture, one program per patched allocator, linked statically with it
 # and the library, so that the same program runs natively and in the
@@ -26,9 +31,30 @@ $(BUILD)/clients/torture_tcmalloc: $(TORTURE_DEPS) tests/clients/tcmalloc/mremap
 	@mkdir -p $(@D)
 	d=$$(tests/clients/build tcmalloc) && a=$$d/.libs/libtcmalloc_minimal.a && $(TORTURE_LINK)
 
+# The suites' programs for the guests (guest-tree; run by suite-run),
+# written anew on every run (3 s): the build directories it copies are
+# named by a cache key make cannot see.
+CLIENTS_TREE := $(BUILD)/clients/guest-tree
+CLIENTS_SUITES := $(BUILD)/clients/jemalloc-suite $(BUILD)/clients/tcmalloc-suite
+# Seconds each allocator's suite may take in a guest (TCG; about 5
+# minutes for both).
+CLIENTS_SUITE_TIMEOUT ?= 1200
+# What check-kernels needs to run the suites: the tree in the initramfs,
+# and the programs for the first kernel of each version (--once).
+CLIENTS_TREE_ENV = MREMAP_RETAIN_VM_TREE=$(abspath $(CLIENTS_TREE))
+CLIENTS_ONCE = --once --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
+.PHONY: clients-tree
+clients-tree: $(BUILD)/lib/$(LIB_SONAME)
+	tests/clients/guest-tree $(CLIENTS_TREE) $(BUILD)/lib $(BUILD)/clients
+
 # Under `make check` a failure here does not stop the guest suite: the
 # counts go to build/check/clients.counts and check-kernels' closing
 # summary fails the run.
-check-clients: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(CLIENTS_GUEST)
-	tests/clients/run-checks $(BUILD)/check/clients.counts $(CLIENTS_GUEST) \
+check-clients: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(CLIENTS_GUEST) clients-tree
+	tests/clients/run-checks $(BUILD)/check/clients.counts $(CLIENTS_TREE) $(CLIENTS_GUEST) \
 		$(if $(filter check,$(MAKECMDGOALS)),|| true)
+
+check-clients-guest: vm-deps
+	-$(MAKE) --no-print-directory vm-prepare
+	$(MAKE) --no-print-directory clients-tree
+	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --rest --suites "$(KERNELS)" $(CLIENTS_ONCE)

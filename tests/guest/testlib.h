@@ -697,10 +697,10 @@ TL_UNUSED static long tl_committed_exact_kb(void)
 /*
  * Committed_AS is the whole system's: wait until the processes of earlier
  * programs are gone from it, 1.5 s without a change (at most 15 s), so that
- * only this program moves it.  The previous program's busybox timeout
- * watcher outlives it by up to a second (it polls once a second; its exit
- * took 336 kB off a measurement), and an RT kernel may tear an exited
- * process's mm down later.
+ * only this program moves it.  The guest's init kills what an earlier
+ * program left behind (busybox timeout's watcher, whose exit once took
+ * 336 kB off a measurement), but the kernel tears a killed or exited
+ * process's mm down after the fact, later still on an RT kernel.
  */
 TL_UNUSED static void tl_committed_settle(void)
 {
