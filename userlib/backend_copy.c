@@ -22,7 +22,7 @@ int mr_copy_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
-	err = mr_source_check(r, &s);
+	err = mr_source_check(r, &s, false);
 	if (!err && s.nparts > 1)
 		return mr_parts_move(r, mr_copy_move, out);
 	if (!err && s.locked)

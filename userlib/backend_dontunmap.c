@@ -95,11 +95,16 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	size_t n = r->old_size < r->new_size ? r->old_size : r->new_size;
 	void *old = (void *)r->old, *dst = (void *)r->new_addr, *p, *via;
 	int fixed = r->flags & MREMAP_RETAIN_FIXED ? MREMAP_FIXED : 0;
+	/* NOREPLACE and a FIXED growth map their destination first. */
+	bool claim = (r->flags & MREMAP_RETAIN_NOREPLACE) ||
+		     (fixed && n < r->new_size);
 	bool reserved = false;
 	struct mr_src s;
 	int err;
 
-	err = mr_source_check(r, &s);
+	/* Unless something changes before it, mremap() refuses a sealed
+	 * source itself. */
+	err = mr_source_check(r, &s, !claim && !unchecked_commit);
 	if (!err && s.nparts > 1)
 		return mr_parts_move(r, mr_dontunmap_move, out);
 	if (!err && s.locked)
@@ -125,8 +130,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	 * Claim the destination first for NOREPLACE (atomically), and for a
 	 * FIXED growth, so that the intermediate place cannot fall inside it.
 	 */
-	if ((r->flags & MREMAP_RETAIN_NOREPLACE) ||
-	    (fixed && n < r->new_size)) {
+	if (claim) {
 		err = mr_dest_map(r, s.prot, &dst);
 		if (err)
 			return err;

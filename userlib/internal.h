@@ -74,7 +74,10 @@ int mr_dontunmap_move(const struct mr_req *r, void **out);
 int mr_copy_move(const struct mr_req *r, void **out);
 
 /* source.c, vma_query.c, vma_maps.c, smaps.c, uffd.c, seal.c */
-int mr_source_check(const struct mr_req *r, struct mr_src *s);
+/* @kernel_seals: the caller moves a plain one-mapping source by mremap(),
+ * which refuses a sealed one itself before changing anything. */
+int mr_source_check(const struct mr_req *r, struct mr_src *s,
+		    bool kernel_seals);
 int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
 int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
 /* The VMA containing @addr by either of the two (EFAULT: none). */

@@ -55,6 +55,14 @@ static void refused(const char *bn, char *src, size_t len, int err, const char *
 	tap_ok(r == MAP_FAILED && errno == err && has_pattern(dst, len, 9),
 	       "%s: %s, FIXED -> %s, destination untouched", bn, what, strerror(err));
 	munmap(dst, len);
+	/* A FIXED growth maps its destination before the move. */
+	dst = map_anon(2 * len, PROT_READ | PROT_WRITE);
+	fill(dst, 2 * len, 8);
+	r = mremap_retain(src, len, 2 * len, MREMAP_RETAIN_FIXED, dst);
+	tap_ok(r == MAP_FAILED && errno == err && has_pattern(dst, 2 * len, 8),
+	       "%s: %s, FIXED growth -> %s, destination untouched", bn, what,
+	       strerror(err));
+	munmap(dst, 2 * len);
 }
 
 static void accepted(const char *bn, char *src, size_t len, const char *what)
@@ -254,6 +262,39 @@ static void userfaultfd_elsewhere(const char *bn)
 	munmap(p, len);
 }
 
+/* Sealed and of a refused kind (shared; registered with userfaultfd):
+ * EPERM comes first, as in mremap(). */
+static void sealed_and_refused(const char *bn)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	size_t len = 2 * PS;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct uffdio_register reg = {
+		.range = { .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int uffd;
+
+	if (p == MAP_FAILED || syscall(462, p, len, 0))
+		tap_ok(0, "%s: cannot seal a shared mapping: %s", bn, strerror(errno));
+	else
+		refused(bn, p, len, EPERM, "sealed shared source");
+	p = map_anon(len, PROT_READ | PROT_WRITE);
+	fill(p, len, 13);
+	reg.range.start = (uintptr_t)p;
+	uffd = make_uffd();
+	if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||
+	    ioctl(uffd, UFFDIO_REGISTER, &reg) || syscall(462, p, len, 0)) {
+		tap_skip("userfaultfd not available");
+	} else {
+		refused(bn, p, len, EPERM, "sealed source registered with userfaultfd");
+		tap_ok(has_pattern(p, len, 13), "%s: that source intact", bn);
+	}
+	if (uffd >= 0)
+		close(uffd);
+}
+
 static void sealing(const char *bn)
 {
 	size_t len = 2 * PS;
@@ -275,6 +316,7 @@ static void sealing(const char *bn)
 	tap_ok(FAILS_WITH(r, EPERM, q, len, 15) && has_pattern(p, len, 14),
 	       "%s: sealed FIXED destination -> EPERM, nothing changed", bn);
 	munmap(q, len);
+	sealed_and_refused(bn);
 }
 
 static void fallback_agrees(void)
