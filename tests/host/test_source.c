@@ -262,6 +262,47 @@ static void userfaultfd_elsewhere(const char *bn)
 	munmap(p, len);
 }
 
+/*
+ * A child forked without running pthread_atfork() handlers (a raw clone())
+ * must not ask the userfaultfd that the library made in its parent: that
+ * one's context is the parent's mm, which knows nothing of the child's
+ * registrations.
+ */
+static void userfaultfd_raw_child(const char *bn)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+	struct uffdio_register reg = {
+		.range = { .start = (uintptr_t)p, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+	int st, uffd;
+	pid_t pid;
+
+	accepted(bn, p, len, "a source moved before a raw clone()");
+	fill(p, len, 13);
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	if (!pid) {
+		void *r;
+
+		uffd = make_uffd();
+		if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) ||
+		    ioctl(uffd, UFFDIO_REGISTER, &reg))
+			_exit(2);
+		r = mremap_retain(p, len, len, 0);
+		_exit(r == MAP_FAILED && errno == EINVAL && has_pattern(p, len, 13) ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		tap_ok(0, "%s: raw clone() child: no status", bn);
+	else if (WEXITSTATUS(st) == 2)
+		tap_skip("userfaultfd not available");
+	else
+		tap_ok(WEXITSTATUS(st) == 0,
+		       "%s: in a raw clone() child, a source it registered with userfaultfd -> EINVAL", bn);
+	munmap(p, len);
+}
+
 /* Sealed and of a refused kind (shared; registered with userfaultfd):
  * EPERM comes first, as in mremap(). */
 static void sealed_and_refused(const char *bn)
@@ -361,6 +402,7 @@ int main(void)
 		heap_and_stack(bn);
 		userfaultfd_rules(bn);
 		userfaultfd_elsewhere(bn);
+		userfaultfd_raw_child(bn);
 		sealing(bn);
 	}
 	fallback_agrees();
