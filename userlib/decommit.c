@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * decommit.c - mremap_retain_decommit(): release a chunk but keep its
- * address range reserved, by whichever method is fastest here.
+ * address range reserved, by the method decommit_method.c picks.
  */
 #include <errno.h>
 #include <sys/mman.h>

@@ -78,6 +78,11 @@ static void map_wipe_word(void)
 		munmap(p, ps);
 	else if (p != MAP_FAILED)
 		wipe_word = p;
+	/* Another library's constructor may have moved something first. */
+	pthread_mutex_lock(&own_lock);
+	if (wipe_word && own_fd >= 0)
+		*wipe_word = 1;
+	pthread_mutex_unlock(&own_lock);
 }
 
 static void mark_made_here(void)

@@ -4,8 +4,11 @@
  *
  * A figure is printed on stdout as one line
  *	@@BENCH<TAB>bench<TAB>kernel<TAB>variant<TAB>size<TAB>metric<TAB>value<TAB>unit
- * which tests/bench/report.awk turns into JSON and Markdown.  Everything
- * else (progress, skipped variants and why) goes to stderr as "# " lines.
+ * or, for a figure measured in several blocks (run_blocks()), the median
+ * of the blocks' figures followed by two more fields, their minimum and
+ * maximum; tests/bench/report.awk turns these into JSON and Markdown.
+ * Everything else (progress, skipped variants and why) goes to stderr as
+ * "# " lines.
  * Benchmarks print figures; they never pass or fail, except when the data
  * they move comes out wrong, which makes the figures meaningless.
  */
@@ -23,7 +26,17 @@ struct bench_opts {
 	int runs;		/* vector: runs per variant (median) */
 	size_t max_size;	/* largest region (vector, percall) */
 	long budget_ms;		/* percall, release: time per figure */
+	int blocks;		/* percall, release: blocks per figure */
 };
+
+/* A figure over several blocks: the median of their values, and the
+ * smallest and largest. */
+struct spread {
+	double med, min, max;
+};
+
+#define BLOCK_MAX	32
+#define BLOCK_MAX_OUT	16
 
 extern struct bench_opts bench_opts;
 extern size_t page_size;
@@ -33,6 +46,24 @@ long long now_ns(void);
 double median_ll(long long *v, int n);
 void emit(const char *bench, const char *variant, size_t size,
 	  const char *metric, double value, const char *unit);
+/* A figure with its spread, each value multiplied by scale. */
+void emit_spread(const char *bench, const char *variant, size_t size,
+		 const char *metric, struct spread s, double scale,
+		 const char *unit);
+/* Sorts v[0..n); its median, minimum and maximum. */
+struct spread spread_d(double *v, int n);
+/*
+ * Runs fn once per block (bench_opts.blocks), each time in a new child
+ * process, so that no block inherits what another left behind (mappings,
+ * the library's per-process descriptors, the mm's state): fn leaves nout
+ * figures in out and returns 0, else -1.  s[i] is the spread of figure i
+ * over the blocks.  0, or -1 if a block failed.
+ */
+int run_blocks(int (*fn)(void *arg, double *out), void *arg, int nout,
+	       struct spread *s);
+/* One such block: 0 and its figures in out, or -1. */
+int run_block(int (*fn)(void *arg, double *out), void *arg, int nout,
+	      double *out);
 __attribute__((format(printf, 1, 2)))
 void note(const char *fmt, ...);
 __attribute__((format(printf, 1, 2), noreturn))

@@ -95,8 +95,13 @@ static void crowd_in(void)
 	int i;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < CROWD + 64) {
-		rl.rlim_cur = rl.rlim_max < CROWD + 64 ? rl.rlim_max : CROWD + 64;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		/* Root (the guests) may raise the hard limit too. */
+		struct rlimit want = { CROWD + 64, CROWD + 64 };
+
+		if (rl.rlim_max >= CROWD + 64 || setrlimit(RLIMIT_NOFILE, &want)) {
+			rl.rlim_cur = rl.rlim_max < CROWD + 64 ? rl.rlim_max : CROWD + 64;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 	}
 	for (i = 0; i < CROWD; i++)
 		if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0)

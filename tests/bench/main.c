@@ -4,12 +4,13 @@
  * all) and print their figures (see bench.h).
  *
  *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
- *		[--jemalloc-retain LIB] [--tcmalloc-retain LIB] [--libdir DIR]
+ *		[--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] [--libdir DIR]
  *		[vector] [percall] [release] [floor] [crowd]
  *
  * --label names the machine in the figures ("host", or the guest's suite);
  * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
- * default 1G); --budget-ms: time spent on each per-call or release figure;
+ * default 1G); --budget-ms: time spent on each per-call or release figure,
+ * shared by its --blocks blocks (default 5, each in a process of its own);
  * --jemalloc-retain, --tcmalloc-retain: the patched libjemalloc.so.2 and
  * libtcmalloc_minimal.so.4 (tests/clients/) for the vector benchmark, and
  * --libdir the directory of the libmremap_retain.so.0 they load (all
@@ -42,7 +43,7 @@ static size_t parse_size(const char *s)
 static void usage(void)
 {
 	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
-	    "[--budget-ms MS] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] "
+	    "[--budget-ms MS] [--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] "
 	    "[--libdir DIR] "
 	    "[vector] [percall] [release] [floor] [crowd]");
 }
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
 			setenv("LD_LIBRARY_PATH", argv[++i], 1);
 		else if (i + 1 < argc && !strcmp(a, "--budget-ms"))
 			bench_opts.budget_ms = atol(argv[++i]);
+		else if (i + 1 < argc && !strcmp(a, "--blocks"))
+			bench_opts.blocks = atoi(argv[++i]);
 		else if (!strcmp(a, "vector"))
 			want |= 1;
 		else if (!strcmp(a, "percall"))
@@ -85,7 +88,8 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (bench_opts.runs < 1 || bench_opts.budget_ms < 1)
+	if (bench_opts.runs < 1 || bench_opts.budget_ms < 1 ||
+	    bench_opts.blocks < 1 || bench_opts.blocks > BLOCK_MAX)
 		usage();
 	if (!want)
 		want = 31;

@@ -2,8 +2,10 @@
 /*
  * percall.c - benchmark 2, the cost of one move against its size: a fully
  * populated region moved back and forth between two slots by
- * mremap(MREMAP_MAYMOVE), by mremap_retain() with each backend, and by
- * memcpy + madvise(MADV_DONTNEED) (what allocators do today).
+ * mremap(MREMAP_MAYMOVE), by raw mremap(MREMAP_DONTUNMAP) (what the
+ * dontunmap backend is built on), by mremap_retain() with each backend, and
+ * by memcpy + madvise(MADV_DONTNEED) (what allocators do today; it and
+ * the copy backend up to 64 MiB only).
  *
  * Every variant moves to a FIXED destination so that the alignment is the
  * benchmark's choice: "aligned" has source and destination 2 MiB aligned
@@ -18,7 +20,11 @@
  * the others a scratch slot.  Under TCG that call changes the cost of the
  * next one (by -10% to +40% in the guests, through the emulator's state),
  * so a variant without it would not be compared like for like.
- * Figures: the median time of one call, and that per MiB moved.
+ * Each figure is measured in bench_opts.blocks blocks of calls, each block
+ * in a process of its own (run_block()), the variants taking turns block
+ * by block; a block's figure is the median of its calls, and the figure is
+ * the median of the blocks', with their minimum and maximum as its spread.
+ * Figures: the time of one call, and that per MiB moved.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +36,11 @@
 
 #include "bench.h"
 
-enum how { MV_MREMAP, MV_MREMAP_HOLE, MV_RETAIN, MV_MEMCPY };
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+enum how { MV_MREMAP, MV_MREMAP_HOLE, MV_DONTUNMAP, MV_RETAIN, MV_MEMCPY };
 
 struct pvariant {
 	const char *name;
@@ -41,6 +51,7 @@ struct pvariant {
 static const struct pvariant pvariants[] = {
 	{ "mremap", MV_MREMAP, 0 },
 	{ "mremap-to-hole", MV_MREMAP_HOLE, 0 },
+	{ "mremap-dontunmap", MV_DONTUNMAP, 0 },
 	{ "retain-module", MV_RETAIN, MREMAP_RETAIN_BACKEND_MODULE },
 	{ "retain-dontunmap", MV_RETAIN, MREMAP_RETAIN_BACKEND_DONTUNMAP },
 	{ "retain-copy", MV_RETAIN, MREMAP_RETAIN_BACKEND_COPY },
@@ -48,8 +59,12 @@ static const struct pvariant pvariants[] = {
 };
 #define NPVAR (sizeof(pvariants) / sizeof(pvariants[0]))
 
-#define MIN_CALLS	3
+/* Per block: a block's median may be of one call (1 GiB under TCG). */
+#define MIN_CALLS	1
 #define MAX_CALLS	20000
+/* The copying variants stop here: a call of theirs is linear in the size
+ * (seconds at 1 GiB, under TCG tens), and their ratios are settled. */
+#define COPY_MAX	(64 * MIB)
 
 static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
 {
@@ -58,6 +73,9 @@ static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
 	case MV_MREMAP_HOLE:
 		return mremap(src, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, dst) ==
 		       dst ? 0 : -1;
+	case MV_DONTUNMAP:
+		return mremap(src, n, n, MREMAP_MAYMOVE | MREMAP_FIXED |
+			      MREMAP_DONTUNMAP, dst) == dst ? 0 : -1;
 	case MV_RETAIN:
 		return mremap_retain(src, n, n, MREMAP_RETAIN_FIXED, dst) ==
 		       dst ? 0 : -1;
@@ -68,25 +86,35 @@ static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
 	return -1;
 }
 
-static void map_slot(char *p, size_t n)
+/* populate: MAP_POPULATE, for the region that is moved (under TCG one
+ * fault per page would cost seconds at 1 GiB, in every block). */
+static void map_slot(char *p, size_t n, int populate)
 {
-	if (mmap(p, n, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p)
+	if (mmap(p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED | (populate ? MAP_POPULATE : 0), -1, 0) != p)
 		die("cannot map a slot of %zu bytes: %m", n);
 }
 
-/* One figure: variant v moving n bytes; 0, or -1 if a move failed. */
-static int one_cell(const struct pvariant *v, size_t n, int misaligned,
-		    long long *t)
+struct cell {
+	const struct pvariant *v;
+	size_t n;
+	int misaligned;
+	long long *t;
+};
+
+/* One block of calls of one cell: out[0] is their median, in ns. */
+static int cell_block(void *arg, double *out)
 {
-	const char *bench = misaligned ? "percall-misaligned" : "percall-aligned";
-	const size_t off = misaligned ? page_size : 0;
+	const struct cell *c = arg;
+	const struct pvariant *v = c->v;
+	const size_t n = c->n, off = c->misaligned ? page_size : 0;
+	const char *bench = c->misaligned ? "percall-misaligned" : "percall-aligned";
 	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
-	const long long budget = bench_opts.budget_ms * 1000000LL;
+	const long long budget = bench_opts.budget_ms * 1000000LL /
+				 bench_opts.blocks;
 	char *base, *a, *b, *scratch, *tmp, sz[32];
-	long long start;
+	long long start, *t = c->t;
 	size_t res_len;
-	double med;
 	void *res;
 	int calls;
 
@@ -94,14 +122,14 @@ static int one_cell(const struct pvariant *v, size_t n, int misaligned,
 	a = base + 2 * MIB + off;
 	b = base + 2 * MIB + span;
 	scratch = base + 2 * MIB + 2 * span + off;
-	map_slot(a, n);
-	map_slot(b, n);
+	map_slot(a, n, 1);
+	map_slot(b, n, 0);
 	fill_pages(a, n, n);
 	/* One untimed move: the first one also finds a mapped destination. */
 	if (move_once(v, a, b, n))
 		goto fail;
 	if (v->how == MV_MREMAP)
-		map_slot(a, n);
+		map_slot(a, n, 0);
 	tmp = a, a = b, b = tmp;
 	start = now_ns();
 	for (calls = 0; calls < MAX_CALLS; calls++) {
@@ -113,22 +141,63 @@ static int one_cell(const struct pvariant *v, size_t n, int misaligned,
 		if (move_once(v, a, b, n))
 			goto fail;
 		t[calls] = now_ns() - t0;
-		map_slot(v->how == MV_MREMAP ? a : scratch, n);
+		map_slot(v->how == MV_MREMAP ? a : scratch, n, 0);
 		tmp = a, a = b, b = tmp;
 	}
 	if (!check_pages(a, n, n))
 		die("%s %s %s: the moved data came out wrong", bench, v->name,
 		    size_name(n, sz, sizeof(sz)));
 	munmap(res, res_len);
-	med = median_ll(t, calls);
-	emit(bench, v->name, n, "per_call", med, "ns");
-	emit(bench, v->name, n, "per_mib", med / ((double)n / MIB), "ns/MiB");
+	out[0] = median_ll(t, calls);
 	return 0;
 fail:
 	note("%s: %s %s: move failed: %s", bench, v->name,
 	     size_name(n, sz, sizeof(sz)), strerror(errno));
 	munmap(res, res_len);
 	return -1;
+}
+
+/*
+ * The figures of every available variant (avail[k]) moving n bytes.  The
+ * variants take turns block by block, each round in a rotated order, so
+ * that what drifts over a run (free huge pages, the emulator's caches) is
+ * shared by all of them.  0, or -1 if a move failed.
+ */
+static int one_size(const int *avail, size_t n, int misaligned, long long *t)
+{
+	const char *bench = misaligned ? "percall-misaligned" : "percall-aligned";
+	static double v[NPVAR][BLOCK_MAX];
+	int b, j, k, ok[NPVAR], failed = 0;
+	struct cell c = { NULL, n, misaligned, t };
+	struct spread s;
+
+	for (k = 0; k < (int)NPVAR; k++)
+		ok[k] = avail[k] && (n <= COPY_MAX ||
+			(pvariants[k].how != MV_MEMCPY &&
+			 pvariants[k].backend != MREMAP_RETAIN_BACKEND_COPY));
+	for (b = 0; b < bench_opts.blocks; b++) {
+		for (j = 0; j < (int)NPVAR; j++) {
+			k = (b + j) % NPVAR;
+			if (!ok[k])
+				continue;
+			c.v = &pvariants[k];
+			if (c.v->how == MV_RETAIN)
+				mremap_retain_set_backend(c.v->backend);
+			if (run_block(cell_block, &c, 1, &v[k][b])) {
+				ok[k] = 0;
+				failed = 1;
+			}
+		}
+	}
+	for (k = 0; k < (int)NPVAR; k++) {
+		if (!ok[k])
+			continue;
+		s = spread_d(v[k], bench_opts.blocks);
+		emit_spread(bench, pvariants[k].name, n, "per_call", s, 1, "ns");
+		emit_spread(bench, pvariants[k].name, n, "per_mib", s,
+			    1 / ((double)n / MIB), "ns/MiB");
+	}
+	return failed ? -1 : 0;
 }
 
 int percall_bench(void)
@@ -149,6 +218,9 @@ int percall_bench(void)
 	if (sizes[nsizes - 1] < GIB)
 		note("percall: sizes capped at %s (--max)",
 		     size_name(sizes[nsizes - 1], sz, sizeof(sz)));
+	if (sizes[nsizes - 1] > COPY_MAX)
+		note("percall: retain-copy and memcpy+dontneed stop at %s",
+		     size_name(COPY_MAX, sz, sizeof(sz)));
 	for (k = 0; k < NPVAR; k++) {
 		avail[k] = pvariants[k].how != MV_RETAIN ||
 			   !mremap_retain_set_backend(pvariants[k].backend);
@@ -163,14 +235,8 @@ int percall_bench(void)
 		for (i = 0; i < nsizes; i++) {
 			note("percall: %s %s", misaligned ? "misaligned" : "aligned",
 			     size_name(sizes[i], sz, sizeof(sz)));
-			for (k = 0; k < NPVAR; k++) {
-				if (!avail[k])
-					continue;
-				if (pvariants[k].how == MV_RETAIN)
-					mremap_retain_set_backend(pvariants[k].backend);
-				if (one_cell(&pvariants[k], sizes[i], misaligned, t))
-					failed = 1;
-			}
+			if (one_size(avail, sizes[i], misaligned, t))
+				failed = 1;
 		}
 	}
 	free(t);

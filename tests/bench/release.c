@@ -8,12 +8,17 @@
  *	mprotect+dontneed	mprotect(PROT_NONE) + madvise(MADV_DONTNEED)
  *	mprotect+free		mprotect(PROT_NONE) + madvise(MADV_FREE)
  *	decommit		mremap_retain_decommit() (the library's choice:
- *				the module's ioctl or one of the first two)
+ *				the module's ioctl, else the system calls)
+ *	decommit-syscalls	the library's system-call method alone: its
+ *				hole check (msync), then the second method
  *	module-ioctl		the module's DECOMMIT ioctl alone (guests only)
- * Figures: median ns of a release, and of the reuse that follows it (freeing
- * page tables or pages moves cost to the next first touch).  The methods
- * take turns, in a random order each round, so that they share the
- * machine's noise and none always follows the same one.
+ * Figures: ns of a release, and of the reuse that follows it (freeing page
+ * tables or pages moves cost to the next first touch).  The methods take
+ * turns, in a random order each round, so that they share the machine's
+ * noise and none always follows the same one.  Each figure is the median of
+ * bench_opts.blocks blocks of rounds, each block in a process of its own
+ * (run_blocks()), with the blocks' minimum and maximum; a block's figure is
+ * the median of its rounds.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,13 +36,17 @@
 #define MADV_FREE 8
 #endif
 
-enum rel { REL_MMAP, REL_DONTNEED, REL_FREE, REL_DECOMMIT, REL_IOCTL, NREL };
+enum rel {
+	REL_MMAP, REL_DONTNEED, REL_FREE, REL_DECOMMIT, REL_SYSCALLS,
+	REL_IOCTL, NREL
+};
 
 static const char *const rel_names[NREL] = {
 	[REL_MMAP] = "mmap-fixed",
 	[REL_DONTNEED] = "mprotect+dontneed",
 	[REL_FREE] = "mprotect+free",
 	[REL_DECOMMIT] = "decommit",
+	[REL_SYSCALLS] = "decommit-syscalls",
 	[REL_IOCTL] = "module-ioctl",
 };
 
@@ -57,6 +66,9 @@ static int release(int m, char *p, size_t len)
 		return madvise(p, len, m == REL_FREE ? MADV_FREE : MADV_DONTNEED);
 	case REL_DECOMMIT:
 		return mremap_retain_decommit(p, len);
+	case REL_SYSCALLS:
+		errno = mr_decommit_range(MR_DECOMMIT_MPROTECT, 0, p, len);
+		return errno ? -1 : 0;
 	case REL_IOCTL:
 		errno = mr_module_decommit(p, len);
 		return errno ? -1 : 0;
@@ -104,9 +116,13 @@ static void shuffle(int *a, int n, uint64_t *seed)
 	}
 }
 
-static void one_size(size_t c)
+/* One block of rounds with chunks of *(size_t *)arg bytes: out[2m] and
+ * out[2m + 1] are the median release and reuse of method m, in ns. */
+static int size_block(void *arg, double *out)
 {
-	const long long budget = bench_opts.budget_ms * 1000000LL * nrel;
+	const size_t c = *(size_t *)arg;
+	const long long budget = bench_opts.budget_ms * 1000000LL * nrel /
+				 bench_opts.blocks;
 	size_t align = c > 2 * MIB ? c : 2 * MIB, res_len[NREL];
 	char *chunk[NREL], sz[32];
 	long long start;
@@ -157,18 +173,34 @@ static void one_size(size_t c)
 			die("release %s %s: the chunk kept its data", rel_names[m],
 			    size_name(c, sz, sizeof(sz)));
 		munmap(res[m], res_len[m]);
-		emit("release", rel_names[m], c, "release",
-		     median_ll(t_rel[m], r), "ns");
-		emit("release", rel_names[m], c, "reuse",
-		     median_ll(t_use[m], r), "ns");
+		out[2 * m] = median_ll(t_rel[m], r);
+		out[2 * m + 1] = median_ll(t_use[m], r);
 	}
 	note("release: %s: %d rounds", size_name(c, sz, sizeof(sz)), r);
+	return 0;
+}
+
+static int one_size(size_t c)
+{
+	struct spread s[2 * NREL];
+	int m;
+
+	if (run_blocks(size_block, &c, 2 * nrel, s))
+		return -1;
+	for (m = 0; m < nrel; m++) {
+		emit_spread("release", rel_names[m], c, "release", s[2 * m], 1,
+			    "ns");
+		emit_spread("release", rel_names[m], c, "reuse", s[2 * m + 1],
+			    1, "ns");
+	}
+	return 0;
 }
 
 int release_bench(void)
 {
 	static const size_t sizes[] = { 4 * KIB, 64 * KIB, 2 * MIB };
 	size_t i;
+	int failed = 0;
 
 	static const char *const method[] = {
 		[MR_DECOMMIT_MMAP] = "mmap-fixed",
@@ -181,6 +213,7 @@ int release_bench(void)
 	note("release: decommit uses the %s method here",
 	     method[mr_decommit_method()]);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		one_size(sizes[i]);
-	return 0;
+		if (one_size(sizes[i]))
+			failed = 1;
+	return failed;
 }

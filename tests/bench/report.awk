@@ -2,11 +2,18 @@
 # report.awk: turn the figures of one `make bench` run (the "@@BENCH" lines
 # of mrbench, see tests/bench/bench.h; host first, then each guest) into
 #   - the JSON file `json` (-v): an array with one object per figure,
-#     {"bench","kernel","variant","size","metric","value","unit"}, and after
-#     each figure its ratio to the first variant of its group (same bench,
-#     kernel, size and metric) as metric "<metric>_ratio", unit "x <variant>";
-#   - Markdown on stdout: the targets of the issue per kernel, then one
-#     table per benchmark (rows: variant, size, metric; columns: kernels);
+#     {"bench","kernel","variant","size","metric","value","unit"}, plus
+#     "min" and "max" where the figure is the median of several blocks (its
+#     spread), and after each figure its ratio to the first variant of its
+#     group (same bench, kernel, size and metric) as metric
+#     "<metric>_ratio", unit "x <variant>";
+#   - Markdown on stdout: the targets per kernel, met or missed, side by side
+#     with the verdicts of the previous run where `prev` (-v) names its
+#     verdict file, then one table per benchmark (rows: variant, size,
+#     metric; columns: kernels);
+#   - the verdicts of this run in `verdicts` (-v), one "target<TAB>kernel
+#     <TAB>verdict<TAB>cell<TAB>stamp" line each (-v stamp: when, which
+#     commit), for the next run to compare with;
 #   - for the plot, in directory `dir` (-v): percall-K-ALIGN.dat (size, then
 #     ns per call of each variant; "?" where missing) and percall.gp.
 # Only figures of one run are compared: ratios never mix runs or kernels.
@@ -24,6 +31,7 @@ $1 != "@@BENCH" || NF < 8 { next }
 	b = $2; k = $3; v = $4; s = $5; m = $6; val = $7 + 0; u = $8
 	n++
 	B[n] = b; K[n] = k; V[n] = v; S[n] = s; M[n] = m; X[n] = val; U[n] = u
+	if (NF >= 10) { LO[n] = $9 + 0; HI[n] = $10 + 0; lo_of[b, k, v, s, m] = LO[n]; hi_of[b, k, v, s, m] = HI[n] }
 	if (!(k in kidx)) { kidx[k] = ++nk; kname[nk] = k }
 	if (!(b in bidx)) { bidx[b] = ++nb; bname[nb] = b }
 	g = b SUBSEP k SUBSEP s SUBSEP m
@@ -59,9 +67,10 @@ function jstr(x) {
 	return "\"" x "\""
 }
 
-function jobj(b, k, v, s, m, val, u) {
-	return sprintf("  {\"bench\": %s, \"kernel\": %s, \"variant\": %s, \"size\": %s, \"metric\": %s, \"value\": %.6g, \"unit\": %s}",
-		jstr(b), jstr(k), jstr(v), s, jstr(m), val, jstr(u))
+function jobj(b, k, v, s, m, val, u, i) {
+	return sprintf("  {\"bench\": %s, \"kernel\": %s, \"variant\": %s, \"size\": %s, \"metric\": %s, \"value\": %.6g, \"unit\": %s%s}",
+		jstr(b), jstr(k), jstr(v), s, jstr(m), val, jstr(u),
+		(i in LO) ? sprintf(", \"min\": %.6g, \"max\": %.6g", LO[i], HI[i]) : "")
 }
 
 function fmt(x) {
@@ -91,77 +100,110 @@ function isort(a, cnt,    i, j, t) {
 	}
 }
 
-# The targets of the issue, one cell for kernel k; "" when not measurable.
-function target(t, k,    b, i, s, worst, r, best, found, a, f, where, mv) {
-	found = 0
-	mv = "mremap"
-	if (t == 5) {
-		t = 1
-		mv = "mremap-to-hole"
+function is_host(k) {
+	return k ~ /^host /
+}
+
+# Worst of variant `v` against `bound_k` x variant `ref` + `bound_c` ns
+# per call over every percall size and placement on kernel k (sizes from
+# `from` bytes): sets T_worst, T_where; returns the number of cells.
+function worst_percall(k, v, ref, bound_k, bound_c, from,    a, b, i, s, r, cnt) {
+	T_worst = 0
+	T_where = ""
+	cnt = 0
+	for (a = 0; a < 2; a++) {
+		b = a ? "percall-misaligned" : "percall-aligned"
+		for (i = 1; i <= nps; i++) {
+			s = psize[i]
+			if (s + 0 < from || !has(b, k, v, s, "per_call") || !has(b, k, ref, s, "per_call"))
+				continue
+			r = val_of[b, k, v, s, "per_call"] / (bound_k * val_of[b, k, ref, s, "per_call"] + bound_c)
+			if (r > T_worst) { T_worst = r; T_where = substr(b, 9) " " sname(s) }
+			cnt++
+		}
 	}
-	if (t == 1 || t == 2) {
-		worst = (t == 1) ? 0 : 1e300
+	return cnt
+}
+
+function verdict(ok, txt) {
+	T_verdict = ok ? "met" : "missed"
+	return sprintf("%s %s", ok ? "met" : "**missed**", txt)
+}
+
+# The targets, one cell for kernel k (T_verdict: met, missed or n/a).
+function target(t, k,    a, b, i, s, r, worst, where, found, best) {
+	T_verdict = "n/a"
+	if (t == "dontunmap" || t == "copy") {
+		if (!is_host(k))
+			return "n/a (judged natively)"
+		if (t == "dontunmap" && !worst_percall(k, "retain-dontunmap", "mremap-dontunmap", 1.5, 1000, 0))
+			return "n/a (no figures)"
+		if (t == "copy" && !worst_percall(k, "retain-copy", "memcpy+dontneed", 1.5, 1000, 0))
+			return "n/a (no figures)"
+		return verdict(T_worst <= 1, sprintf("%.2f of the bound (%s)", T_worst, T_where))
+	}
+	if (t == "module" || t == "module-hole") {
+		if (!worst_percall(k, "retain-module", t == "module" ? "mremap" : "mremap-to-hole", 1, 0, 0))
+			return "n/a (no figures)"
+		return verdict(T_worst <= 1.1, sprintf("%.2fx (%s)", T_worst, T_where))
+	}
+	if (t == "memcpy") {
+		found = 0
+		worst = 1e300
 		for (a = 0; a < 2; a++) {
 			b = a ? "percall-misaligned" : "percall-aligned"
 			for (i = 1; i <= nps; i++) {
 				s = psize[i]
-				if (t == 2 && s + 0 < 2097152)
+				if (s + 0 < 2097152 || !has(b, k, "retain-module", s, "per_call") ||
+				    !has(b, k, "memcpy+dontneed", s, "per_call"))
 					continue
-				if (!has(b, k, "retain-module", s, "per_call"))
-					continue
-				if (t == 1) {
-					if (!has(b, k, mv, s, "per_call"))
-						continue
-					r = val_of[b, k, "retain-module", s, "per_call"] / val_of[b, k, mv, s, "per_call"]
-					if (r > worst) { worst = r; where = substr(b, 9) " " sname(s) }
-				} else {
-					if (!has(b, k, "memcpy+dontneed", s, "per_call"))
-						continue
-					r = val_of[b, k, "memcpy+dontneed", s, "per_call"] / val_of[b, k, "retain-module", s, "per_call"]
-					if (r < worst) { worst = r; where = substr(b, 9) " " sname(s) }
-				}
+				r = val_of[b, k, "memcpy+dontneed", s, "per_call"] / val_of[b, k, "retain-module", s, "per_call"]
+				if (r < worst) { worst = r; where = substr(b, 9) " " sname(s) }
 				found = 1
 			}
 		}
 		if (!found)
 			return "n/a (no figures)"
-		f = (t == 1) ? (worst <= 1.1) : (worst >= 10)
-		return sprintf("%s %.2fx (%s)", f ? "met" : "**missed**", worst, where)
+		return verdict(worst >= 10, sprintf("%.2fx (%s)", worst, where))
 	}
-	if (t == 3) {
+	if (t == "vector") {
 		for (i = 1; i <= n; i++)
 			if (B[i] == "vector" && K[i] == k && V[i] == "chunk-module" && M[i] == "wall") {
 				s = S[i]
 				if (!has("vector", k, "glibc-realloc", s, "wall"))
 					continue
 				r = X[i] / val_of["vector", k, "glibc-realloc", s, "wall"]
-				return sprintf("%s %.2fx (%s)", r <= 1.0 ? "met" : "**missed**", r, sname(s))
+				return verdict(r <= 1.0, sprintf("%.2fx (%s)", r, sname(s)))
 			}
 		return "n/a (no figures)"
 	}
-	# t == 4: decommit against the faster of the two classic methods.
+	# t == "decommit": against mprotect + MADV_DONTNEED at each chunk
+	# size; t == "decommit-mmap": how close to mmap(MAP_FIXED) (a figure).
 	worst = 0
+	found = 0
 	for (i = 1; i <= n; i++) {
 		if (B[i] != "release" || K[i] != k || V[i] != "decommit" || M[i] != "release")
 			continue
 		s = S[i]
-		best = val_of["release", k, "mmap-fixed", s, "release"]
-		if (val_of["release", k, "mprotect+dontneed", s, "release"] < best)
-			best = val_of["release", k, "mprotect+dontneed", s, "release"]
+		best = val_of["release", k, t == "decommit" ? "mprotect+dontneed" : "mmap-fixed", s, "release"]
+		if (!best)
+			continue
 		r = X[i] / best
 		if (r > worst) { worst = r; where = sname(s) }
 		found = 1
 	}
 	if (!found)
-		return "n/a"
-	return sprintf("%s %.2fx (%s)", worst <= 1.0 ? "met" : "**missed**", worst, where)
+		return "n/a (no figures)"
+	if (t == "decommit-mmap")
+		return sprintf("%.2fx (%s)", worst, where)
+	return verdict(worst <= 1.05, sprintf("%.2fx (%s)", worst, where))
 }
 
 END {
 	# JSON.
 	printf "[\n" > json
 	for (i = 1; i <= n; i++) {
-		printf "%s", jobj(B[i], K[i], V[i], S[i], M[i], X[i], U[i]) > json
+		printf "%s", jobj(B[i], K[i], V[i], S[i], M[i], X[i], U[i], i) > json
 		if (R[i] != "")
 			printf ",\n%s", jobj(B[i], K[i], V[i], S[i], M[i] "_ratio", R[i], "x " RB[i]) > json
 		printf "%s\n", (i < n ? "," : "") > json
@@ -169,28 +211,66 @@ END {
 	printf "]\n" > json
 	close(json)
 
-	# Targets.
-	tname[1] = "module per call <= 1.1x mremap(MAYMOVE), every size (worst)"
-	tname[5] = "(same, against mremap into a hole instead of onto an empty mapping)"
-	tname[2] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
-	tname[3] = "vector: chunk-module wall <= glibc realloc"
-	tname[4] = "decommit <= faster of mmap-fixed, mprotect+dontneed (worst)"
-	printf "### Targets (ratios within one run)\n\n| target |"
+	# Targets: this run's verdicts, and the previous run's beside them.
+	nt = split("dontunmap copy decommit module module-hole memcpy vector decommit-mmap", tid, " ")
+	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst)"
+	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst)"
+	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst)"
+	tname["module"] = "module per call <= 1.1x mremap(MAYMOVE), every size and placement (worst)"
+	tname["module-hole"] = "(same, against mremap into a hole instead of onto an empty mapping)"
+	tname["memcpy"] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
+	tname["vector"] = "vector: chunk-module wall <= glibc realloc"
+	tname["decommit-mmap"] = "(figure: decommit against mmap(PROT_NONE, MAP_FIXED), worst)"
+	np = 0
+	if (prev != "") {
+		while ((getline line < prev) > 0) {
+			split(line, f, "\t")
+			pv[f[1], f[2]] = f[3]
+			pstamp[f[2]] = f[5]
+			np++
+		}
+		close(prev)
+	}
+	printf "### Targets (ratios within one run)\n\n"
+	if (np)
+		printf "Each cell: this run's verdict, then after the slash the previous run's on that kernel (when: below the table).\n\n"
+	printf "| target |"
 	for (j = 1; j <= nk; j++) printf " %s |", kname[j]
 	printf "\n|---|"
 	for (j = 1; j <= nk; j++) printf "---|"
 	printf "\n"
-	for (tt = 1; tt <= 5; tt++) {
-		t = (tt == 1) ? 1 : (tt == 2) ? 5 : tt - 1
+	same = 0
+	differ = 0
+	for (ti = 1; ti <= nt; ti++) {
+		t = tid[ti]
 		printf "| %s |", tname[t]
-		for (j = 1; j <= nk; j++) printf " %s |", target(t, kname[j])
+		for (j = 1; j <= nk; j++) {
+			cell = target(t, kname[j])
+			if (verdicts != "" && T_verdict != "n/a")
+				printf "%s\t%s\t%s\t%s\t%s\n", t, kname[j], T_verdict, cell, stamp > verdicts
+			if (np && T_verdict != "n/a" && (t, kname[j]) in pv) {
+				cell = cell " / " (pv[t, kname[j]] == T_verdict ? pv[t, kname[j]] : "**" pv[t, kname[j]] "**")
+				if (pv[t, kname[j]] == T_verdict) same++
+				else differ++
+			}
+			printf " %s |", cell
+		}
+		printf "\n"
+	}
+	if (verdicts != "")
+		close(verdicts)
+	if (np) {
+		printf "\nVerdicts the same as in the previous run: %d; different: %d (in bold). Previous runs:", same, differ
+		for (j = 1; j <= nk; j++)
+			if (kname[j] in pstamp)
+				printf " %s: %s;", kname[j], pstamp[kname[j]]
 		printf "\n"
 	}
 
 	# One table per benchmark; each cell "value (ratio to the group's first)".
 	for (bi = 1; bi <= nb; bi++) {
 		b = bname[bi]
-		printf "\n### %s (value, and ratio to the first variant of the same size)\n\n| variant | size | metric |", b
+		printf "\n### %s (value [min-max of the blocks], and ratio to the first variant of the same size)\n\n| variant | size | metric |", b
 		for (j = 1; j <= nk; j++) printf " %s |", kname[j]
 		printf "\n|---|---|---|"
 		for (j = 1; j <= nk; j++) printf "---:|"
@@ -214,10 +294,11 @@ END {
 				if (!has(b, k, f1, f2, f3)) { printf " - |"; continue }
 				x = val_of[b, k, f1, f2, f3]
 				base_x = val_of[b, k, basev[b, k, f2, f3], f2, f3]
+				spr = ((b, k, f1, f2, f3) in lo_of) ? sprintf(" [%s-%s]", fmt(lo_of[b, k, f1, f2, f3]), fmt(hi_of[b, k, f1, f2, f3])) : ""
 				if (base_x > 0)
-					printf " %s (%.2fx) |", fmt(x), x / base_x
+					printf " %s%s (%.2fx) |", fmt(x), spr, x / base_x
 				else
-					printf " %s |", fmt(x)
+					printf " %s%s |", fmt(x), spr
 			}
 			printf "\n"
 		}

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 
@@ -18,6 +20,7 @@ struct bench_opts bench_opts = {
 	.runs = 5,
 	.max_size = GIB,
 	.budget_ms = 300,
+	.blocks = 5,
 };
 size_t page_size = 4096;
 
@@ -46,6 +49,86 @@ double median_ll(long long *v, int n)
 	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct spread spread_d(double *v, int n)
+{
+	struct spread s = { 0, 0, 0 };
+
+	if (n <= 0)
+		return s;
+	qsort(v, n, sizeof(*v), cmp_d);
+	s.min = v[0];
+	s.max = v[n - 1];
+	s.med = (n & 1) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return s;
+}
+
+/* One block in a child process: its nout figures through the pipe fd. */
+static void block_child(int fd, int (*fn)(void *, double *), void *arg,
+			int nout)
+{
+	double out[BLOCK_MAX_OUT];
+	ssize_t len = nout * sizeof(double);
+
+	if (fn(arg, out) || write(fd, out, len) != len)
+		_exit(1);
+	_exit(0);
+}
+
+int run_block(int (*fn)(void *arg, double *out), void *arg, int nout,
+	      double *out)
+{
+	ssize_t len = nout * sizeof(double), got;
+	int st = 0, fds[2];
+	pid_t pid;
+
+	if (nout > BLOCK_MAX_OUT)
+		die("run_block: %d figures is too many", nout);
+	if (pipe(fds))
+		die("pipe: %m");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (!pid) {
+		close(fds[0]);
+		block_child(fds[1], fn, arg, nout);
+	}
+	close(fds[1]);
+	got = read(fds[0], out, len);
+	close(fds[0]);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) || got != len) {
+		note("a block failed (status 0x%x): no figure", st);
+		return -1;
+	}
+	return 0;
+}
+
+int run_blocks(int (*fn)(void *arg, double *out), void *arg, int nout,
+	       struct spread *s)
+{
+	static double v[BLOCK_MAX_OUT][BLOCK_MAX];
+	double out[BLOCK_MAX_OUT];
+	int nb = bench_opts.blocks, b, i;
+
+	for (b = 0; b < nb; b++) {
+		if (run_block(fn, arg, nout, out))
+			return -1;
+		for (i = 0; i < nout; i++)
+			v[i][b] = out[i];
+	}
+	for (i = 0; i < nout; i++)
+		s[i] = spread_d(v[i], nb);
+	return 0;
+}
+
 /* "LABEL RELEASE", e.g. "bookworm 6.1.0-57-amd64". */
 static const char *kernel_name(void)
 {
@@ -66,6 +149,16 @@ void emit(const char *bench, const char *variant, size_t size,
 {
 	printf("@@BENCH\t%s\t%s\t%s\t%zu\t%s\t%.6g\t%s\n", bench,
 	       kernel_name(), variant, size, metric, value, unit);
+	fflush(stdout);
+}
+
+void emit_spread(const char *bench, const char *variant, size_t size,
+		 const char *metric, struct spread s, double scale,
+		 const char *unit)
+{
+	printf("@@BENCH\t%s\t%s\t%s\t%zu\t%s\t%.6g\t%s\t%.6g\t%.6g\n",
+	       bench, kernel_name(), variant, size, metric, s.med * scale,
+	       unit, s.min * scale, s.max * scale);
 	fflush(stdout);
 }
 
