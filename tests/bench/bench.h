@@ -16,6 +16,7 @@
 #define MREMAP_RETAIN_BENCH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define KIB	((size_t)1 << 10)
 #define MIB	((size_t)1 << 20)
@@ -61,6 +62,9 @@ struct spread spread_d(double *v, int n);
  */
 int run_blocks(int (*fn)(void *arg, double *out), void *arg, int nout,
 	       struct spread *s);
+/* fork() with a pipe from the child to the parent: *fd is its write end
+ * in the child, its read end in the parent.  fork()'s value. */
+pid_t fork_piped(int *fd);
 /* One such block: 0 and its figures in out, or -1. */
 int run_block(int (*fn)(void *arg, double *out), void *arg, int nout,
 	      double *out);

@@ -81,28 +81,36 @@ static void block_child(int fd, int (*fn)(void *, double *), void *arg,
 	_exit(0);
 }
 
-int run_block(int (*fn)(void *arg, double *out), void *arg, int nout,
-	      double *out)
+pid_t fork_piped(int *fd)
 {
-	ssize_t len = nout * sizeof(double), got;
-	int st = 0, fds[2];
+	int fds[2];
 	pid_t pid;
 
-	if (nout > BLOCK_MAX_OUT)
-		die("run_block: %d figures is too many", nout);
 	if (pipe(fds))
 		die("pipe: %m");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		die("fork: %m");
-	if (!pid) {
-		close(fds[0]);
-		block_child(fds[1], fn, arg, nout);
-	}
-	close(fds[1]);
-	got = read(fds[0], out, len);
-	close(fds[0]);
+	close(fds[pid ? 1 : 0]);
+	*fd = fds[pid ? 0 : 1];
+	return pid;
+}
+
+int run_block(int (*fn)(void *arg, double *out), void *arg, int nout,
+	      double *out)
+{
+	ssize_t len = nout * sizeof(double), got;
+	int st = 0, fd;
+	pid_t pid;
+
+	if (nout > BLOCK_MAX_OUT)
+		die("run_block: %d figures is too many", nout);
+	pid = fork_piped(&fd);
+	if (!pid)
+		block_child(fd, fn, arg, nout);
+	got = read(fd, out, len);
+	close(fd);
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 	    WEXITSTATUS(st) || got != len) {
 		note("a block failed (status 0x%x): no figure", st);

@@ -199,21 +199,15 @@ static int run_once(const char *self, const struct variant *v, size_t max,
 {
 	char arg[32], out[64];
 	struct rusage ru;
-	int fd[2], st;
+	int fd, st;
 	ssize_t len;
 	pid_t pid;
 
 	snprintf(arg, sizeof(arg), "%zu", max);
-	if (pipe(fd))
-		die("pipe: %m");
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %m");
+	pid = fork_piped(&fd);
 	if (!pid) {
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
+		dup2(fd, 1);
+		close(fd);
 		if (preload_of(v))
 			setenv("LD_PRELOAD", preload_of(v), 1);
 		if (v->force)
@@ -221,9 +215,8 @@ static int run_once(const char *self, const struct variant *v, size_t max,
 		execl(self, self, "--vector-child", v->name, arg, (char *)NULL);
 		_exit(127);
 	}
-	close(fd[1]);
-	len = read(fd[0], out, sizeof(out) - 1);
-	close(fd[0]);
+	len = read(fd, out, sizeof(out) - 1);
+	close(fd);
 	if (wait4(pid, &st, 0, &ru) != pid)
 		die("wait4: %m");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) || len <= 0) {
