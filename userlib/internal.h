@@ -88,6 +88,12 @@ int mr_vmflags(uintptr_t addr, unsigned int *vmf);
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
 bool mr_mseal_supported(void);
 
+/* forked.c: a word per descriptor that describes its maker's mm; it reads
+ * false in any child until the child marks its own. */
+enum { MR_FORK_UFFD, MR_FORK_MAPS, MR_FORK_WORDS };
+void mr_fork_mark(int word);
+bool mr_fork_made_here(int word);
+
 /* procfile.c: calls fn for each line (truncated to 511 bytes) until fn
  * returns nonzero; returns 0 or an errno value. */
 int mr_proc_lines(const char *path,

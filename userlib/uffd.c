@@ -28,7 +28,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,59 +42,16 @@ struct mr_dirent64 {
 	char d_name[];
 };
 
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK		18
-#endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
 #endif
 
 /* -2: not tried yet, -1: none to be had; else the descriptor, whose
  * context is the mm of the process that made it (a child must not use
- * it: see made_here()). */
+ * it: forked.c). */
 static int own_fd = -2;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/*
- * Was own_fd made in this process?  A word in a MADV_WIPEONFORK page
- * (Linux 4.14+) reads zero in any child, however it was forked (a raw
- * clone() runs no pthread_atfork() handlers), for the cost of a load;
- * where there is no such page, the process ID is compared (a system call).
- * The page is mapped when the library is loaded, so that no call takes
- * address space that its caller saw free.
- */
-static volatile int *wipe_word;
-static pid_t owner;
-
-__attribute__((constructor))
-static void map_wipe_word(void)
-{
-	size_t ps = mr_page_size();
-	void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p != MAP_FAILED && madvise(p, ps, MADV_WIPEONFORK))
-		munmap(p, ps);
-	else if (p != MAP_FAILED)
-		wipe_word = p;
-	/* Another library's constructor may have moved something first. */
-	pthread_mutex_lock(&own_lock);
-	if (wipe_word && own_fd >= 0)
-		*wipe_word = 1;
-	pthread_mutex_unlock(&own_lock);
-}
-
-static void mark_made_here(void)
-{
-	if (wipe_word)
-		*wipe_word = 1;
-	owner = getpid();
-}
-
-static bool made_here(void)
-{
-	return wipe_word ? *wipe_word != 0 : owner == getpid();
-}
 
 /*
  * Held across fork(): a child forked while another thread held it would
@@ -154,13 +110,13 @@ static int get_own_fd(void)
 
 	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&own_lock);
-	if (own_fd >= 0 && !made_here()) {
+	if (own_fd >= 0 && !mr_fork_made_here(MR_FORK_UFFD)) {
 		close(own_fd);		/* inherited through fork() */
 		own_fd = -2;
 	}
 	if (own_fd == -2) {
 		own_fd = make_own_fd();
-		mark_made_here();
+		mr_fork_mark(MR_FORK_UFFD);
 	}
 	fd = own_fd;
 	pthread_mutex_unlock(&own_lock);

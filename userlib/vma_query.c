@@ -42,40 +42,47 @@ struct mr_procmap_query {
 
 /*
  * An open /proc/self/maps describes the mm of the process that opened it,
- * so a child of fork() must not inherit ours: the child handler drops it.
- * -2: not opened yet, -1: cannot be opened.
+ * so a child must not use one it inherited (forked.c tells): it opens its
+ * own.  -1: cannot be opened.  The lock is held across fork(), so that no
+ * child starts with it taken.
  */
-static int maps_fd = -2;
+static int maps_fd = -1;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static void forget_in_child(void)
+static void maps_lock_take(void)
 {
-	if (maps_fd >= 0)
-		close(maps_fd);
-	maps_fd = -2;
+	pthread_mutex_lock(&maps_lock);
+}
+
+static void maps_lock_give(void)
+{
+	pthread_mutex_unlock(&maps_lock);
 }
 
 static void register_atfork(void)
 {
-	pthread_atfork(NULL, NULL, forget_in_child);
+	pthread_atfork(maps_lock_take, maps_lock_give, maps_lock_give);
 }
 
 static int get_maps_fd(void)
 {
-	int fd = __atomic_load_n(&maps_fd, __ATOMIC_ACQUIRE), expected = -2;
+	int fd;
 
-	if (fd != -2)
-		return fd;
+	/* The word first: once it is set, maps_fd is this process's own. */
+	if (mr_fork_made_here(MR_FORK_MAPS))
+		return __atomic_load_n(&maps_fd, __ATOMIC_ACQUIRE);
 	pthread_once(&atfork_once, register_atfork);
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = -1;
-	if (!__atomic_compare_exchange_n(&maps_fd, &expected, fd, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		if (fd >= 0)
-			close(fd);
-		fd = expected;
+	pthread_mutex_lock(&maps_lock);
+	if (!mr_fork_made_here(MR_FORK_MAPS)) {
+		if (maps_fd >= 0)
+			close(maps_fd);		/* inherited */
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		__atomic_store_n(&maps_fd, fd < 0 ? -1 : fd, __ATOMIC_RELEASE);
+		mr_fork_mark(MR_FORK_MAPS);
 	}
+	fd = maps_fd;
+	pthread_mutex_unlock(&maps_lock);
 	return fd;
 }
 

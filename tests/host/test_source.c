@@ -303,6 +303,35 @@ static void userfaultfd_raw_child(const char *bn)
 	munmap(p, len);
 }
 
+/*
+ * Nor the /proc/self/maps the library opened in its parent: that one lists
+ * the parent's mappings, and a mapping the child made since is not there.
+ */
+static void maps_raw_child(const char *bn)
+{
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+	int st;
+	pid_t pid;
+
+	accepted(bn, p, len, "a source moved before a raw clone()");
+	munmap(p, len);
+	pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL);
+	if (!pid) {
+		char *q = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		void *r;
+
+		if (q == MAP_FAILED)
+			_exit(2);
+		r = mremap_retain(q, len, len, 0);
+		_exit(r == MAP_FAILED && errno == EINVAL ? 0 : 1);
+	}
+	tap_ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0,
+	       "%s: in a raw clone() child, a shared mapping it made -> EINVAL", bn);
+}
+
 /* Sealed and of a refused kind (shared; registered with userfaultfd):
  * EPERM comes first, as in mremap(). */
 static void sealed_and_refused(const char *bn)
@@ -403,6 +432,7 @@ int main(void)
 		userfaultfd_rules(bn);
 		userfaultfd_elsewhere(bn);
 		userfaultfd_raw_child(bn);
+		maps_raw_child(bn);
 		sealing(bn);
 	}
 	fallback_agrees();
