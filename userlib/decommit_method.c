@@ -9,10 +9,10 @@
  * clearly faster (by more than MARGIN_PCT): a choice that noise between
  * two processes cannot flip, where the two cost about the same.  A single
  * mmap(PROT_NONE, MAP_FIXED) is cheaper on some machines, but it makes a
- * new mapping: the name, NUMA policy, madvise
- * flags and protection key are gone, and shared or file memory turns into
- * private anonymous memory, so the release would mean something else
- * depending on what was timed.  It is never chosen.
+ * new mapping: the name, NUMA policy, madvise flags and protection key are
+ * gone, and shared or file memory turns into private anonymous memory, so
+ * the release would mean something else depending on what was timed.  It
+ * is never chosen.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -52,7 +52,6 @@ struct mr_dirent64 {
 static int own_fd = -2;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
-
 /*
  * Held across fork(): a child forked while another thread held it would
  * find it locked for ever (a stress_short fork child, moving, hung so).

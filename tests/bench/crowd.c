@@ -23,10 +23,7 @@
 #include <mremap_retain.h>
 
 #include "bench.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "internal.h"	/* MREMAP_DONTUNMAP for older headers */
 
 #define CROWD		10000
 #define CALLS		2000

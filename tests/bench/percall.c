@@ -35,10 +35,7 @@
 #include <mremap_retain.h>
 
 #include "bench.h"
-
-#ifndef MREMAP_DONTUNMAP
-#define MREMAP_DONTUNMAP 4
-#endif
+#include "internal.h"	/* MREMAP_DONTUNMAP for older headers */
 
 enum how { MV_MREMAP, MV_MREMAP_HOLE, MV_DONTUNMAP, MV_RETAIN, MV_MEMCPY };
 
