@@ -162,6 +162,34 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/*
+ * Before the threads: one block of 1 MiB grown to --max while the heap is
+ * young, so that it lands in memory nothing has touched.  A patched
+ * TCMalloc moves only there (into resident memory it copies), and the
+ * random growths below mostly land in memory the threads have filled, so
+ * this is the growth that every patched allocator moves.
+ */
+static void first_growth(struct worker *w)
+{
+	struct block b = { NULL, 1UL << 20, 1 };
+	uint64_t *q;
+
+	if (o.max <= b.size)
+		return;
+	b.p = malloc(b.size);
+	if (!b.p)
+		return;
+	fill(&b, 0);
+	q = realloc(b.p, o.max);
+	if (q) {
+		b.p = q;
+		w->reallocs++;
+		w->grows++;
+		check(w, &b, b.size);
+	}
+	free(b.p);
+}
+
 static size_t parse_size(const char *s)
 {
 	char *end;
@@ -204,6 +232,7 @@ int main(int argc, char **argv)
 	       o.threads, o.ops, o.max >> 20, o.live >> 20,
 	       mremap_retain_backend_name(mremap_retain_backend()));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	first_growth(&w[0]);
 	for (int i = 0; i < o.threads; i++) {
 		w[i].rng = 0x2545F4914F6CDD1DULL * (i + 1);
 		if (pthread_create(&w[i].tid, NULL, work, &w[i]))
