@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * mapcount.c - address-space health of an allocator in a long-lived
- * process: N random large reallocs (16 KiB to 16 MiB, growing and
+ * process: N random large reallocs (16 KiB to 32 MiB, growing and
  * shrinking, among 64 live blocks, the first and last byte of every new
  * part written), printing the number of mappings (/proc/self/maps lines)
  * every N/20 reallocs.  Run it once with the stock allocator and once with
  * the patched one preloaded; the curves are compared by their ratio.
+ * With "fill", every byte of each new part is written: a program that
+ * recycles memory it has filled, where a copy into memory the allocator
+ * reuses takes no page fault and a move leaves pages to fault again.
  *
- *	mapcount [N]		(default 1,000,000)
+ *	mapcount [N [fill]]	(default 1,000,000)
  *
  * Output: "@@MAPS<TAB>reallocs<TAB>maps" lines, then "# moves M fallbacks F"
  * where the allocator counts them (a patched jemalloc or TCMalloc).
@@ -47,6 +50,7 @@ static int maps(void)
 int main(int argc, char **argv)
 {
 	long total = argc > 1 ? atol(argv[1]) : 1000000, step = total / 20;
+	int fill = argc > 2 && !strcmp(argv[2], "fill");
 	static char *p[SLOTS];
 	static size_t len[SLOTS];
 	size_t moves = 0, fallbacks = 0;
@@ -63,7 +67,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "realloc(%zu) failed\n", n);
 			return 1;
 		}
-		if (n > len[s]) {
+		if (n > len[s] && fill) {
+			memset(q + len[s], 1, n - len[s]);
+		} else if (n > len[s]) {
 			q[len[s]] = 1;
 			q[n - 1] = 1;
 		}
