@@ -130,9 +130,47 @@ function verdict(ok, txt) {
 	return sprintf("%s %s", ok ? "met" : "**missed**", txt)
 }
 
+# The seed's loop (vector) of issue 10, each patched allocator with the
+# library's choice of backend and with dontunmap forced: "glibc", its wall
+# time over glibc's (worst, <= 1); "stock", how much faster than its stock
+# build (worst, >= 1.7x); "8MiB", its time inside realloc from 8 MiB on
+# over glibc's (worst, <= 2).
+function seed(t, k,    a, i, v, st, r, s, worst, where, found) {
+	worst = t == "stock" ? 1e300 : 0
+	found = 0
+	for (i = 1; i <= n; i++) {
+		if (B[i] != "vector" || K[i] != k || V[i] !~ /-retain(-dontunmap)?-realloc$/ ||
+		    M[i] != (t == "8MiB" ? "realloc_from_8MiB" : "wall"))
+			continue
+		v = V[i]
+		s = S[i]
+		if (t == "stock") {
+			st = substr(v, 1, index(v, "-") - 1) "-realloc"
+			if (!has("vector", k, st, s, "wall") || X[i] <= 0)
+				continue
+			r = val_of["vector", k, st, s, "wall"] / X[i]
+			if (r < worst) { worst = r; where = v }
+		} else {
+			if (!has("vector", k, "glibc-realloc", s, M[i]))
+				continue
+			r = X[i] / val_of["vector", k, "glibc-realloc", s, M[i]]
+			if (r > worst) { worst = r; where = v }
+		}
+		found = 1
+	}
+	if (!found)
+		return "n/a (no figures)"
+	sub(/-realloc$/, "", where)
+	if (t == "stock")
+		return verdict(worst >= 1.7, sprintf("%.2fx (%s)", worst, where))
+	return verdict(worst <= (t == "glibc" ? 1.0 : 2.0), sprintf("%.2fx (%s)", worst, where))
+}
+
 # The targets, one cell for kernel k (T_verdict: met, missed or n/a).
 function target(t, k,    a, b, i, s, r, worst, where, found, best) {
 	T_verdict = "n/a"
+	if (t ~ /^seed-/)
+		return seed(substr(t, 6), k)
 	if (t == "dontunmap" || t == "copy") {
 		if (!is_host(k))
 			return "n/a (judged natively)"
@@ -212,7 +250,7 @@ END {
 	close(json)
 
 	# Targets: this run's verdicts, and the previous run's beside them.
-	nt = split("dontunmap copy decommit module module-hole memcpy vector decommit-mmap", tid, " ")
+	nt = split("dontunmap copy decommit module module-hole memcpy vector decommit-mmap seed-glibc seed-stock seed-8MiB", tid, " ")
 	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst)"
 	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst)"
 	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst)"
@@ -221,6 +259,9 @@ END {
 	tname["memcpy"] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
 	tname["vector"] = "vector: chunk-module wall <= glibc realloc"
 	tname["decommit-mmap"] = "(figure: decommit against mmap(PROT_NONE, MAP_FIXED), worst)"
+	tname["seed-glibc"] = "seed's loop: patched jemalloc and TCMalloc wall <= glibc's (worst)"
+	tname["seed-stock"] = "seed's loop: patched >= 1.7x faster than the stock build (worst)"
+	tname["seed-8MiB"] = "seed's loop: time in realloc from 8 MiB <= 2x glibc's (worst)"
 	np = 0
 	if (prev != "") {
 		while ((getline line < prev) > 0) {

@@ -194,6 +194,17 @@ struct run {
 	long long in_realloc;	/* ns inside realloc() from 8 MiB on */
 };
 
+/* A figure of the runs: their median, with the fastest and slowest. */
+static void emit_runs(const char *variant, size_t max, const char *metric,
+		      const long long *x, int n, double scale, const char *unit)
+{
+	double v[n];
+
+	for (int i = 0; i < n; i++)
+		v[i] = (double)x[i];
+	emit_spread("vector", variant, max, metric, spread_d(v, n), scale, unit);
+}
+
 static int run_once(const char *self, const struct variant *v, size_t max,
 		    struct run *r)
 {
@@ -280,13 +291,13 @@ int vector_bench(const char *self)
 
 		if (!ok[i])
 			continue;
-		emit("vector", v, max, "wall", median_ll(wall[i], n[i]) / 1e6, "ms");
-		emit("vector", v, max, "user", median_ll(user[i], n[i]) / 1e6, "ms");
-		emit("vector", v, max, "sys", median_ll(sys[i], n[i]) / 1e6, "ms");
-		emit("vector", v, max, "peak_rss", median_ll(rss[i], n[i]) / 1024.0, "MiB");
-		emit("vector", v, max, "page_faults", median_ll(faults[i], n[i]), "");
+		emit_runs(v, max, "wall", wall[i], n[i], 1e-6, "ms");
+		emit_runs(v, max, "user", user[i], n[i], 1e-6, "ms");
+		emit_runs(v, max, "sys", sys[i], n[i], 1e-6, "ms");
+		emit_runs(v, max, "peak_rss", rss[i], n[i], 1.0 / 1024, "MiB");
+		emit_runs(v, max, "page_faults", faults[i], n[i], 1, "");
 		if (variants[i].grow == GROW_REALLOC)
-			emit("vector", v, max, "realloc_from_8MiB", median_ll(inr[i], n[i]) / 1e6, "ms");
+			emit_runs(v, max, "realloc_from_8MiB", inr[i], n[i], 1e-6, "ms");
 	}
 	return failed;
 }
