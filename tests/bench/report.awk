@@ -135,7 +135,7 @@ function verdict(ok, txt) {
 # time over glibc's (worst, <= 1); "stock", how much faster than its stock
 # build (worst, >= 1.7x); "8MiB", its time inside realloc from 8 MiB on
 # over glibc's (worst, <= 2).
-function seed(t, k,    a, i, v, st, r, s, worst, where, found) {
+function seed(t, k,    i, v, st, r, s, worst, where, found) {
 	worst = t == "stock" ? 1e300 : 0
 	found = 0
 	for (i = 1; i <= n; i++) {

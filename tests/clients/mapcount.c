@@ -67,11 +67,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "realloc(%zu) failed\n", n);
 			return 1;
 		}
-		if (n > len[s] && fill) {
-			memset(q + len[s], 1, n - len[s]);
-		} else if (n > len[s]) {
-			q[len[s]] = 1;
-			q[n - 1] = 1;
+		if (n > len[s]) {
+			if (fill) {
+				memset(q + len[s], 1, n - len[s]);
+			} else {
+				q[len[s]] = 1;
+				q[n - 1] = 1;
+			}
 		}
 		p[s] = q;
 		len[s] = n;
