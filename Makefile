@@ -9,7 +9,8 @@
 #   make install            library, header, man pages, pkg-config file,
 #                           and the module through DKMS (as root)
 
-VERSION    := 0.1.0
+# The version is stated once, in dkms.conf (module/Makefile reads it).
+VERSION    := $(shell $(MAKE) -s --no-print-directory -C module version)
 SOVERSION  := 0
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
@@ -23,7 +24,7 @@ KDIR       ?= /lib/modules/$(shell uname -r)/build
 CC         ?= cc
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror
-CPPFLAGS   += -Iinclude -D_GNU_SOURCE
+override CPPFLAGS += -Iinclude -D_GNU_SOURCE
 BUILD      := build
 
 .PHONY: all module check check-host check-guest bench install uninstall clean demo
@@ -43,8 +44,15 @@ DKMS_SRC := $(DESTDIR)/usr/src/mremap_retain-$(VERSION)
 .PHONY: install-module uninstall-module
 install: install-module
 uninstall: uninstall-module
-install-module:
+install-module: install-dkms-src
 	@command -v dkms >/dev/null || { echo "install-module: dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	dkms remove mremap_retain/$(VERSION) --all >/dev/null 2>&1 || true
+	dkms install mremap_retain/$(VERSION)
+	modprobe mremap_retain
+
+# The module's sources as DKMS takes them (also what debian/rules ships).
+.PHONY: install-dkms-src
+install-dkms-src:
 	rm -rf $(DKMS_SRC)
 	install -d $(DKMS_SRC)/module/probes $(DKMS_SRC)/include/mremap_retain
 	install -m 644 dkms.conf $(DKMS_SRC)/
@@ -52,9 +60,6 @@ install-module:
 	install -m 755 module/probe.sh $(DKMS_SRC)/module/
 	install -m 644 module/probes/*.c $(DKMS_SRC)/module/probes/
 	install -m 644 include/mremap_retain/ioctl.h $(DKMS_SRC)/include/mremap_retain/
-	dkms remove mremap_retain/$(VERSION) --all >/dev/null 2>&1 || true
-	dkms install mremap_retain/$(VERSION)
-	modprobe mremap_retain
 
 uninstall-module:
 	-modprobe -r mremap_retain

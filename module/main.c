@@ -126,4 +126,4 @@ module_exit(mrr_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("mremap that keeps the source mapped as fresh memory");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION(MRR_VERSION);

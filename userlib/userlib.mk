@@ -16,7 +16,10 @@ LIB_A      := $(BUILD)/lib/libmremap_retain.a
 LIB_PC     := $(BUILD)/lib/libmremap_retain.pc
 LIB_MANS   := $(wildcard man/*.3)
 
-all: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(BUILD)/lib/$(LIB_NAME) $(LIB_A) $(LIB_PC)
+# `make lib`: the library alone (what debian/rules builds).
+.PHONY: lib
+all: lib
+lib: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(BUILD)/lib/$(LIB_NAME) $(LIB_A) $(LIB_PC)
 
 $(BUILD)/userlib/pic/%.o: userlib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
