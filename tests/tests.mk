@@ -7,6 +7,7 @@
 #   tests/vm/vm.mk        the VM harness: rootfs, DKMS build, boot, results
 #   tests/vm/debug.mk     make check-debug: the suite on a KASAN/lockdep kernel
 #   tests/clients/clients.mk  the allocators' own suites (make check-clients)
+#   tests/pkg/pkg.mk      the Debian packages (make deb, make check-packages)
 
 include tests/host/host.mk
 include tests/guest/guest.mk
@@ -15,5 +16,6 @@ include tests/bench/bench.mk
 include tests/vm/vm.mk
 include tests/vm/debug.mk
 include tests/clients/clients.mk
+include tests/pkg/pkg.mk
 
 check: check-host check-clients check-guest
