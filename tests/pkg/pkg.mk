@@ -7,7 +7,7 @@
 #                        tests/pkg/check-packages: on each suite, the
 #                        packages built with its tools, installed with apt
 #                        on a Debian system booted with systemd under QEMU,
-#                        upgraded and purged (about 9-11 min a suite; not
+#                        upgraded and purged (12-16 min a suite; not
 #                        part of `make check`, see README).
 
 PKG_SUITES ?= bullseye bookworm trixie sid
