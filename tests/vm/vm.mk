@@ -11,7 +11,7 @@
 #       every kernel's BTF, tests/vm/check-btf, and those of probe.sh's
 #       refusals on the last kernel, tests/vm/check-probes).  The
 #       allocators' own suites (CLIENTS_SUITES) run on the first kernel of
-#       each upstream version; make check-clients-guest runs them on the
+#       each major version; make check-clients-guest runs them on the
 #       others.
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
