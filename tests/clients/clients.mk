@@ -9,8 +9,8 @@
 #                        (run-checks); the tortures (CLIENTS_GUEST) also run
 #                        in every guest, the suites (CLIENTS_SUITES, from the
 #                        tree CLIENTS_TREE laid into each initramfs) in
-#                        make check's guests on the first kernel of each
-#                        major version
+#                        make check's guests on one kernel, the first of
+#                        the newest major version
 #   make check-clients-guest   the suites on the other kernels (about 10
 #                        minutes a kernel: outside .ci/run, see README)
 
@@ -40,7 +40,7 @@ CLIENTS_SUITES := $(BUILD)/clients/jemalloc-suite $(BUILD)/clients/tcmalloc-suit
 # 2026-12-02: jemalloc about 2 minutes, TCMalloc about 9).
 CLIENTS_SUITE_TIMEOUT ?= 1200
 # What check-kernels needs to run the suites: the tree in the initramfs,
-# and the programs for the first kernel of each major version (--once).
+# and the programs for one kernel (--once: see check-kernels).
 CLIENTS_TREE_ENV = MREMAP_RETAIN_VM_TREE=$(abspath $(CLIENTS_TREE))
 CLIENTS_ONCE = --once --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
 .PHONY: clients-tree

@@ -10,9 +10,9 @@
 #       when this is part of `make check`, those of the BTF matcher on
 #       every kernel's BTF, tests/vm/check-btf, and those of probe.sh's
 #       refusals on the last kernel, tests/vm/check-probes).  The
-#       allocators' own suites (CLIENTS_SUITES) run on the first kernel of
-#       each major version; make check-clients-guest runs them on the
-#       others.
+#       allocators' own suites (CLIENTS_SUITES) run on one kernel, the
+#       first of the newest major version (check-kernels); make
+#       check-clients-guest runs them on the others.
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
