@@ -7,8 +7,9 @@
 #                        tests/pkg/check-packages: on each suite, the
 #                        packages built with its tools, installed with apt
 #                        on a Debian system booted with systemd under QEMU,
-#                        upgraded and purged (12-16 min a suite; not
-#                        part of `make check`, see README).
+#                        upgraded and purged (8-10 min a suite).  `make
+#                        check` runs it too, before the guests (check-guest,
+#                        vm.mk), its counts in the closing summary.
 
 PKG_SUITES ?= bullseye bookworm trixie sid
 

@@ -12,7 +12,8 @@
 #       refusals on the last kernel, tests/vm/check-probes).  The
 #       allocators' own suites (CLIENTS_SUITES) run on one kernel, the
 #       first of the newest major version (check-kernels); make
-#       check-clients-guest runs them on the others.
+#       check-clients-guest runs them on the others.  Under `make check`
+#       the package test (tests/pkg/pkg.mk) runs first, on PKG_SUITES.
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
@@ -33,9 +34,12 @@ check-guest: vm-deps
 	@mkdir -p $(BUILD)/check
 	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
 	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
+	$(if $(filter check,$(MAKECMDGOALS)),rm -f $(BUILD)/check/packages.counts && \
+		{ tests/pkg/check-packages --counts $(BUILD)/check/packages.counts $(PKG_SUITES) || true; })
 	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts clients:$(BUILD)/check/clients.counts) \
+		$(if $(filter check,$(MAKECMDGOALS)),--counts packages:$(BUILD)/check/packages.counts) \
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
 		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER) \
