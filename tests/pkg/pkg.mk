@@ -7,7 +7,7 @@
 #                        tests/pkg/check-packages: on each suite, the
 #                        packages built with its tools, installed with apt
 #                        on a Debian system booted with systemd under QEMU,
-#                        upgraded and purged (8-10 min a suite).  `make
+#                        upgraded and purged, autopkgtest (7-11 min a suite).  `make
 #                        check` runs it too, before the guests (check-guest,
 #                        vm.mk), its counts in the closing summary.
 

@@ -13,7 +13,8 @@
 #       allocators' own suites (CLIENTS_SUITES) run on one kernel, the
 #       first of the newest major version (check-kernels); make
 #       check-clients-guest runs them on the others.  Under `make check`
-#       the package test (tests/pkg/pkg.mk) runs first, on PKG_SUITES.
+#       the package test (tests/pkg/pkg.mk) runs before the guests, on
+#       PKG_SUITES.
 #   make vm-prepare   build or refresh the cached root filesystems
 #   make vm-deps      install the Debian packages the harness needs
 
