@@ -7,9 +7,10 @@
 #                        tests/pkg/check-packages: on each suite, the
 #                        packages built with its tools, installed with apt
 #                        on a Debian system booted with systemd under QEMU,
-#                        upgraded and purged, autopkgtest (7-11 min a suite).  `make
-#                        check` runs it too, before the guests (check-guest,
-#                        vm.mk), its counts in the closing summary.
+#                        upgraded and purged, then its autopkgtest (7-11
+#                        min a suite).  `make check` runs it too, before
+#                        the guests (check-guest, vm.mk), its counts in
+#                        the closing summary.
 
 PKG_SUITES ?= bullseye bookworm trixie sid
 
