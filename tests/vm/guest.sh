@@ -45,7 +45,11 @@ guest_run() {
 
 	local rootfs
 	rootfs=$(kernel_rootfs "$suite")
-	"$VM_DIR/mkrootfs" "$rootfs" || true
+	# Two guests of one suite's kernels may run at once (check-kernels):
+	# one refresh of their root filesystem at a time.  flock -o: what
+	# mkrootfs starts in the chroot never holds the lock.
+	mkdir -p "$CACHE_DIR/rootfs"
+	flock -o "$CACHE_DIR/rootfs/.lock-$rootfs" "$VM_DIR/mkrootfs" "$rootfs" || true
 	root=$(rootfs_dir "$rootfs")
 	if ! guest_kver=$(kernel_release "$suite"); then
 		local why
