@@ -26,7 +26,9 @@ $(BUILD)/bench/mrbench: $(BENCH_SRCS) $(BENCH_HDRS) $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRCS) $(LIB_A)
 
-bench-progs: $(BUILD)/bench/mrbench
+# The patched allocators load libmremap_retain.so.0 from build/lib (--libdir),
+# on the host and in the guests, which get it with mrbench.
+bench-progs: $(BUILD)/bench/mrbench $(BUILD)/lib/$(LIB_SONAME)
 
 bench-deps:
 	tests/bench/deps

@@ -71,7 +71,7 @@ guest_run() {
 	# module or any test), gets one more boot: under QEMU's TCG the stock
 	# kernels now and then hit a stale breakpoint of their own boot-time
 	# code patching (an int3 oops).  Said loudly; a second death fails.
-	local attempt booted ready done modfail
+	local attempt booted ready done modfail qemu_ran
 	for attempt in 1 2; do
 		token=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
 		t0=$(date +%s.%N)
@@ -84,7 +84,7 @@ guest_run() {
 		set -e
 		guest_wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 
-		booted=0 ready=0 done=0 modfail=
+		booted=0 ready=0 done=0 modfail= qemu_ran=1
 		if [ -f "$work/results" ]; then
 			while read -r key val; do
 				case $key in
@@ -96,7 +96,11 @@ guest_run() {
 				esac
 			done <"$work/results"
 		fi
-		if [ "$booted" = 1 ] || [ "$rc" = 124 ] || [ "$attempt" = 2 ]; then
+		# No console log: QEMU never started (boot stopped on the
+		# harness's own error, such as an initramfs it could not make).
+		[ -f "$work/console.log" ] || qemu_ran=0
+		if [ "$booted" = 1 ] || [ "$rc" = 124 ] || [ "$attempt" = 2 ] ||
+			[ "$qemu_ran" = 0 ]; then
 			break
 		fi
 		echo "guest: $suite: the kernel died while booting, before init ran (no module loaded, no test run):" >&2
@@ -109,6 +113,8 @@ guest_run() {
 		guest_error="module load failed: $modfail"
 	elif [ "$rc" = 124 ]; then
 		guest_error="the guest timed out (MREMAP_RETAIN_VM_TIMEOUT=${MREMAP_RETAIN_VM_TIMEOUT:-600} s)"
+	elif [ "$qemu_ran" = 0 ]; then
+		guest_error="the guest was not started: boot stopped before QEMU (exit status $rc)"
 	elif [ "$booted" = 0 ]; then
 		guest_error="the guest did not boot (QEMU exit status $rc)"
 	elif [ "$ready" = 0 ]; then
