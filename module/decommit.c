@@ -28,20 +28,32 @@
 #define MRR_DECOMMIT_LEFT_TO_USER \
 	(VM_LOCKED | VM_LOCKONFAULT | VM_EXEC | VM_SHARED | MRR_VM_SHADOW_STACK)
 
+/* One VMA's part of the range, its VMA as the checks found it, its flags. */
+struct mrr_piece {
+	unsigned long start, end;
+	struct vm_area_struct *vma;
+	vm_flags_t flags;
+};
+
+#define MRR_DECOMMIT_STACK_PIECES 8
+
 /*
- * The errno of the two system calls, in their order: a hole anywhere is
- * ENOMEM (the library checks for holes first); a sealed mapping is EPERM.
- * EOPNOTSUPP hands the whole range back to user space.
+ * Walk the range's VMAs once: note each part in @pieces while there is
+ * room for it (@room), and say what the whole range is, in the errno of the
+ * two system calls and their order: a hole anywhere is ENOMEM (the library
+ * checks for holes first); a sealed mapping is EPERM.  EOPNOTSUPP hands the
+ * whole range back to user space.  *@n: how many parts.
  */
-static int mrr_decommit_check(struct mm_struct *mm, unsigned long start,
-			      unsigned long end)
+static int mrr_decommit_walk(struct mm_struct *mm, unsigned long start,
+			     unsigned long end, struct mrr_piece *pieces,
+			     int room, int *n)
 {
 	bool sealed = false, left = false;
+	struct vm_area_struct *vma;
 	unsigned long addr;
 
-	for (addr = start; addr < end; ) {
-		struct vm_area_struct *vma = mrr_vma_lookup(mm, addr);
-
+	for (*n = 0, addr = start; addr < end; addr = vma->vm_end, ++*n) {
+		vma = mrr_vma_lookup(mm, addr);
 		if (!vma)
 			return -ENOMEM;
 		if (mrr_vma_sealed(vma))
@@ -50,7 +62,13 @@ static int mrr_decommit_check(struct mm_struct *mm, unsigned long start,
 		    (vma->vm_flags & MRR_DECOMMIT_LEFT_TO_USER) ||
 		    mrr_vma_uffd_registered(vma))
 			left = true;
-		addr = vma->vm_end;
+		if (*n < room)
+			pieces[*n] = (struct mrr_piece) {
+				.start = addr,
+				.end = min(end, vma->vm_end),
+				.vma = vma,
+				.flags = vma->vm_flags,
+			};
 	}
 	if (left)
 		return -EOPNOTSUPP;
@@ -62,25 +80,8 @@ static int mrr_decommit_check(struct mm_struct *mm, unsigned long start,
 	 */
 	if (mm->map_count + 2 > mrr_max_map_count())
 		return -EOPNOTSUPP;
-	/* The LSM decides before anything is discarded, as mprotect() asks it first. */
-	for (addr = start; addr < end; ) {
-		struct vm_area_struct *vma = mrr_vma_lookup(mm, addr);
-		int err = mrr_security_protect_none(vma);
-
-		if (err)
-			return err;
-		addr = vma->vm_end;
-	}
 	return 0;
 }
-
-/* One VMA's part of the range and the flags it had. */
-struct mrr_piece {
-	unsigned long start, end;
-	vm_flags_t flags;
-};
-
-#define MRR_DECOMMIT_STACK_PIECES 8
 
 static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 			       unsigned long end)
@@ -88,25 +89,24 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	struct mrr_piece stack[MRR_DECOMMIT_STACK_PIECES], *pieces = stack;
 	struct vm_area_struct *vma;
 	unsigned long addr;
-	int n = 0, i, err;
+	int n, i, err;
 
-	err = mrr_decommit_check(mm, start, end);
+	err = mrr_decommit_walk(mm, start, end, stack,
+				MRR_DECOMMIT_STACK_PIECES, &n);
 	if (err)
 		return err;
-	for (addr = start; addr < end; addr = vma->vm_end, n++)
-		vma = mrr_vma_lookup(mm, addr);
 	if (n > MRR_DECOMMIT_STACK_PIECES) {
 		pieces = kmalloc_array(n, sizeof(*pieces), GFP_KERNEL);
 		if (!pieces)
 			return -ENOMEM;
+		/* Nothing changed since: the lock is held. */
+		mrr_decommit_walk(mm, start, end, pieces, n, &n);
 	}
-	for (i = 0, addr = start; addr < end; addr = pieces[i++].end) {
-		vma = mrr_vma_lookup(mm, addr);
-		pieces[i] = (struct mrr_piece) {
-			.start = addr,
-			.end = min(end, vma->vm_end),
-			.flags = vma->vm_flags,
-		};
+	/* The LSM decides before anything is discarded, as mprotect() asks it first. */
+	for (i = 0; i < n; i++) {
+		err = mrr_security_protect_none(pieces[i].vma);
+		if (err)
+			goto out;
 	}
 	/* The pkey stays: it is reset only for execute-only mappings. */
 	for (i = 0; i < n; i++) {
@@ -128,7 +128,8 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	/*
 	 * Now the pages.  Nothing can refill the range in between: it is
 	 * PROT_NONE, and faults wait for mmap_lock, or, with per-VMA locks,
-	 * for the VMA write locks mprotect_fixup() took.
+	 * for the VMA write locks mprotect_fixup() took.  The protection
+	 * change may have split or merged VMAs: look them up again.
 	 */
 	for (addr = start; addr < end; addr = vma->vm_end) {
 		vma = mrr_vma_lookup(mm, addr);

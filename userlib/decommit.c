@@ -39,9 +39,14 @@ int mr_decommit_range(int method, int fallback, void *addr, size_t len)
 			return err;
 		method = fallback;
 	}
-	/* Nothing may change if part of the range is not mapped; MS_ASYNC
-	 * does no work and fails with ENOMEM on a hole, as mprotect does. */
-	if (msync(addr, len, MS_ASYNC))
+	/*
+	 * Nothing may change if part of the range is not mapped.  A range
+	 * of several pages may span a hole, past which mprotect() fails
+	 * after changing what comes before it; MS_ASYNC does no work and
+	 * fails with ENOMEM on a hole first.  One page lies in one mapping
+	 * or in none, where mprotect() fails with nothing changed.
+	 */
+	if (len > mr_page_size() && msync(addr, len, MS_ASYNC))
 		return errno;
 	return mr_decommit_with(method, addr, len);
 }
@@ -55,7 +60,7 @@ MR_API int mremap_retain_decommit(void *addr, size_t len)
 		err = EINVAL;
 	else if ((len = (len + mask) & ~mask) > UINTPTR_MAX - (uintptr_t)addr)
 		err = EINVAL;
-	else if (!(method = mr_decommit_method()))
+	else if (!(method = mr_decommit_method(len)))
 		err = ENOTSUP;
 	else
 		err = mr_decommit_range(method, mr_decommit_fallback(), addr,

@@ -123,9 +123,10 @@ enum mr_decommit_method {
 	MR_DECOMMIT_MPROTECT = 2,	/* mprotect(PROT_NONE) + MADV_DONTNEED */
 	MR_DECOMMIT_MODULE = 3,		/* MREMAP_RETAIN_IOC_DECOMMIT */
 };
-/* The method of each call (0: forced to one that is not available here),
- * and the system call method the module hands its exceptions back to. */
-int mr_decommit_method(void);
+/* The method of a release of @len bytes (0: forced to one that is not
+ * available here), and the system call method the module hands its
+ * exceptions back to. */
+int mr_decommit_method(size_t len);
 int mr_decommit_fallback(void);
 /* One release by @method, without the hole check of the system calls. */
 int mr_decommit_with(int method, void *addr, size_t len);

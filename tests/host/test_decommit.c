@@ -82,12 +82,29 @@ int main(void)
 	       !read_faults(p + 3 * PS), "length rounded up to a page");
 	munmap(p, len);
 
+	/* One page needs no hole check: it is in one mapping or in none. */
+	p = map_anon(len, PROT_READ | PROT_WRITE);
+	fill(p, len, 42);
+	munmap(p + PS, PS);
+	tap_ok(mremap_retain_decommit(p + PS, PS) == -1 && errno == ENOMEM &&
+	       is_unmapped(p + PS, PS) && has_pattern(p, PS, 42) &&
+	       p[2 * PS] == (char)pat(2 * PS, 42) && vmflag(p, "wr") == 1 &&
+	       vmflag(p + 2 * PS, "wr") == 1,
+	       "one unmapped page -> ENOMEM, neighbours unchanged");
+	tap_ok(mremap_retain_decommit(p + 2 * PS, PS) == 0 && read_faults(p + 2 * PS) &&
+	       !read_faults(p + 3 * PS) && has_pattern(p, PS, 42),
+	       "one page beside a hole: released alone");
+	munmap(p, len);
+
 
 	for (m = MR_DECOMMIT_MMAP; m <= MR_DECOMMIT_MPROTECT; m++)
 		method(m);
-	m = mr_decommit_method();
-	tap_ok(m == MR_DECOMMIT_MMAP || m == MR_DECOMMIT_MPROTECT ||
-	       (m == MR_DECOMMIT_MODULE && mr_module_decommit_available()),
-	       "calibration chose %s", m == MR_DECOMMIT_MODULE ? "module" : mname[m]);
+	for (len = PS; len <= 2 * PS; len += PS) {
+		m = mr_decommit_method(len);
+		tap_ok(m == MR_DECOMMIT_MPROTECT ||
+		       (m == MR_DECOMMIT_MODULE && mr_module_decommit_available()),
+		       "calibration chose %s for %s", m == MR_DECOMMIT_MODULE ?
+		       "module" : mname[m], len == PS ? "one page" : "more");
+	}
 	return tap_done();
 }
