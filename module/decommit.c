@@ -41,8 +41,9 @@ struct mrr_piece {
  * Walk the range's VMAs once: note each part in @pieces while there is
  * room for it (@room), and say what the whole range is, in the errno of the
  * two system calls and their order: a hole anywhere is ENOMEM (the library
- * checks for holes first); a sealed mapping is EPERM.  EOPNOTSUPP hands the
- * whole range back to user space.  *@n: how many parts.
+ * checks a longer range for holes first, and mprotect() fails on one page
+ * in a hole); a sealed mapping is EPERM.  EOPNOTSUPP hands the whole range
+ * back to user space.  *@n: how many parts.
  */
 static int mrr_decommit_walk(struct mm_struct *mm, unsigned long start,
 			     unsigned long end, struct mrr_piece *pieces,
@@ -96,11 +97,16 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	if (err)
 		return err;
 	if (n > MRR_DECOMMIT_STACK_PIECES) {
-		pieces = kmalloc_array(n, sizeof(*pieces), GFP_KERNEL);
+		/* vm.max_map_count may allow more than kmalloc() can give. */
+		pieces = kvmalloc_array(n, sizeof(*pieces), GFP_KERNEL);
 		if (!pieces)
 			return -ENOMEM;
 		/* Nothing changed since: the lock is held. */
-		mrr_decommit_walk(mm, start, end, pieces, n, &n);
+		err = mrr_decommit_walk(mm, start, end, pieces, n, &i);
+		if (!err && WARN_ON_ONCE(i != n))
+			err = -ENOMEM;
+		if (err)
+			goto out;
 	}
 	/* The LSM decides before anything is discarded, as mprotect() asks it first. */
 	for (i = 0; i < n; i++) {
@@ -138,7 +144,7 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	}
 out:
 	if (pieces != stack)
-		kfree(pieces);
+		kvfree(pieces);
 	return err;
 }
 

@@ -44,9 +44,11 @@ int mr_decommit_range(int method, int fallback, void *addr, size_t len)
 	 * of several pages may span a hole, past which mprotect() fails
 	 * after changing what comes before it; MS_ASYNC does no work and
 	 * fails with ENOMEM on a hole first.  One page lies in one mapping
-	 * or in none, where mprotect() fails with nothing changed.
+	 * or in none, where mprotect() fails with nothing changed (a mmap()
+	 * would fill the hole: it always gets the check).
 	 */
-	if (len > mr_page_size() && msync(addr, len, MS_ASYNC))
+	if ((len > mr_page_size() || method != MR_DECOMMIT_MPROTECT) &&
+	    msync(addr, len, MS_ASYNC))
 		return errno;
 	return mr_decommit_with(method, addr, len);
 }

@@ -7,10 +7,11 @@
  *	mmap-fixed		mmap(PROT_NONE, MAP_FIXED) over the chunk
  *	mprotect+dontneed	mprotect(PROT_NONE) + madvise(MADV_DONTNEED)
  *	mprotect+free		mprotect(PROT_NONE) + madvise(MADV_FREE)
- *	decommit		mremap_retain_decommit() (the library's choice:
- *				the module's ioctl, else the system calls)
+ *	decommit		mremap_retain_decommit() (the library's choice,
+ *				per class: one page, or more)
  *	decommit-syscalls	the library's system-call method alone: its
- *				hole check (msync), then the second method
+ *				hole check (msync, beyond one page), then
+ *				the second method
  *	module-ioctl		the module's DECOMMIT ioctl alone (guests only)
  * Figures: ns of a release, and of the reuse that follows it (freeing page
  * tables or pages moves cost to the next first touch).  Transparent huge

@@ -3,7 +3,6 @@
  * util.c - the helpers every benchmark uses: the clock, medians, printing
  * figures and notes, aligned reservations and a cheap per-page fill/check.
  */
-#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -76,23 +75,7 @@ static void block_child(int fd, int (*fn)(void *, double *), void *arg,
 {
 	double out[BLOCK_MAX_OUT];
 	ssize_t len = nout * sizeof(double);
-	int cpu = sched_getcpu();
-	cpu_set_t one;
 
-	/*
-	 * The block stays on the CPU it starts on.  Unpinned, whole blocks
-	 * ran 1.3-1.5 times slower than the others under TCG, so a median of
-	 * five fell on either side (2026-12-04, trixie: the module's 64 KiB
-	 * move 15.1-24.8 us a call over one cell's blocks; pinned, 15.8-16.4).
-	 * Presumably a process that has run on both vCPUs gets every TLB
-	 * flush sent to both; not traced.
-	 */
-	if (cpu >= 0) {
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(0, sizeof(one), &one))
-			note("block: cannot stay on CPU %d: %m", cpu);
-	}
 	if (fn(arg, out) || write(fd, out, len) != len)
 		_exit(1);
 	_exit(0);

@@ -177,6 +177,29 @@ static void expect_fail(const char *what, int want, char *base, size_t blen,
 	       "DECOMMIT %s: nothing changed", what);
 }
 
+/* More parts than the module keeps on its stack (8): 20 mappings. */
+static void t_many(void)
+{
+	char *p = tl_map(24 * ps, PROT_READ | PROT_WRITE);
+	int i, rc, ok = 1;
+
+	tl_fill(p, 24 * ps, 4);
+	for (i = 2; i < 22; i += 2)
+		mprotect(p + i * ps, ps, PROT_READ);
+	rc = dc_ioctl(p + 2 * ps, 20 * ps, 0);
+	for (i = 2; i < 22; i++)
+		ok &= !strcmp(tl_perms(p + i * ps), "---p");
+	tap_ok(rc == 0 && ok, "range over 20 mappings: every part PROT_NONE (%s)",
+	       rc_name(rc));
+	tap_ok(released(p + 2 * ps, 20 * ps) && tl_check_range(p, 0, 2 * ps, 4) &&
+	       tl_check_range(p, 22 * ps, 24 * ps, 4),
+	       "20 parts released, the rest intact");
+	munmap(p + 10 * ps, ps);
+	expect_fail("over 20 mappings with a hole", ENOMEM, NULL, 0, p + 2 * ps,
+		    20 * ps, 0);
+	munmap(p, 24 * ps);
+}
+
 static void t_errors(void)
 {
 	char *p = tl_map(8 * ps, PROT_READ | PROT_WRITE);
@@ -406,6 +429,7 @@ int main(void)
 	setenv("MREMAP_RETAIN_DECOMMIT", "module", 1);
 	t_basic();
 	t_multi();
+	t_many();
 	t_same_as_syscalls();
 	t_errors();
 	t_library();
