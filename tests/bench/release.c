@@ -19,12 +19,12 @@
  * (Debian's kernels), whether a 2 MiB chunk's reuse got one depended on
  * the guest's free memory, and a release that frees one huge page costs
  * far less than one that frees 512 pages, so the 2 MiB cells were bimodal
- * (2026-12-04, trixie: the same ioctl 94 and 108 us in one run).  The methods take
- * turns, in a random order each round, so that they share the machine's
- * noise and none always follows the same one.  Each figure is the median of
- * bench_opts.blocks blocks of rounds, each block in a process of its own
- * (run_blocks()), with the blocks' minimum and maximum; a block's figure is
- * the median of its rounds.
+ * (2026-12-04, trixie: the same ioctl 94 and 108 us in one run).  The
+ * methods take turns, in a random order each round, so that they share the
+ * machine's noise and none always follows the same one.  Each figure is the
+ * median of bench_opts.blocks blocks of rounds, each block in a process of
+ * its own (run_blocks()), with the blocks' minimum and maximum; a block's
+ * figure is the median of its rounds.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -96,7 +96,6 @@ int main(void)
 	       "one page beside a hole: released alone");
 	munmap(p, len);
 
-
 	for (m = MR_DECOMMIT_MMAP; m <= MR_DECOMMIT_MPROTECT; m++)
 		method(m);
 	for (len = PS; len <= 2 * PS; len += PS) {
