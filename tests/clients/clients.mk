@@ -7,12 +7,10 @@
 #
 #   make check-clients   their own test suites and the torture, natively
 #                        (run-checks); the tortures (CLIENTS_GUEST) also run
-#                        in every guest, the suites (CLIENTS_SUITES, from the
-#                        tree CLIENTS_TREE laid into each initramfs) in
-#                        make check's guests on one kernel, the first of
-#                        the newest major version
-#   make check-clients-guest   the suites on the other kernels (about 10
-#                        minutes a kernel: outside .ci/run, see README)
+#                        in every guest, and the suites (CLIENTS_SUITES,
+#                        from the tree CLIENTS_TREE laid into the initramfs)
+#                        in a second boot of every kernel of make check
+#   make check-clients-guest   only that second boot, on every kernel
 
 .PHONY: check-clients check-clients-guest
 
@@ -40,9 +38,10 @@ CLIENTS_SUITES := $(BUILD)/clients/jemalloc-suite $(BUILD)/clients/tcmalloc-suit
 # 2026-12-02: jemalloc about 2 minutes, TCMalloc about 9).
 CLIENTS_SUITE_TIMEOUT ?= 1200
 # What check-kernels needs to run the suites: the tree in the initramfs,
-# and the programs for one kernel (--once: see check-kernels).
+# and the programs of the boot of their own on each kernel (--alone: see
+# check-kernels).
 CLIENTS_TREE_ENV = MREMAP_RETAIN_VM_TREE=$(abspath $(CLIENTS_TREE))
-CLIENTS_ONCE = --once --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
+CLIENTS_ALONE = --alone --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
 .PHONY: clients-tree
 clients-tree: $(BUILD)/lib/$(LIB_SONAME)
 	tests/clients/guest-tree $(CLIENTS_TREE) $(BUILD)/lib $(BUILD)/clients
@@ -57,4 +56,4 @@ check-clients: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(CLIENTS_GUEST) clients-tre
 check-clients-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
 	$(MAKE) --no-print-directory clients-tree
-	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --rest --suites "$(KERNELS)" $(CLIENTS_ONCE)
+	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" $(CLIENTS_ALONE)

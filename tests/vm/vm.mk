@@ -9,10 +9,9 @@
 #       (including the host tests' counts from build/check/host.counts
 #       when this is part of `make check`, those of the BTF matcher on
 #       every kernel's BTF, tests/vm/check-btf, and those of probe.sh's
-#       refusals on the last kernel, tests/vm/check-probes).  The
-#       allocators' own suites (CLIENTS_SUITES) run on one kernel, the
-#       first of the newest major version (check-kernels); make
-#       check-clients-guest runs them on the others.  Under `make check`
+#       refusals on the last kernel, tests/vm/check-probes).  Then the
+#       allocators' own suites (CLIENTS_SUITES) run on every kernel, in a
+#       second boot, one kernel at a time (check-kernels).  Under `make check`
 #       the package test (tests/pkg/pkg.mk) runs before the guests, on
 #       PKG_SUITES.
 #   make vm-prepare   build or refresh the cached root filesystems
@@ -44,7 +43,7 @@ check-guest: vm-deps
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
 		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER) \
-		$(CLIENTS_ONCE)
+		$(CLIENTS_ALONE)
 
 vm-prepare: vm-deps
 	bash -c '. $(VM_DIR)/lib.sh && kernels_rootfs $(KERNELS)' | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
