@@ -48,7 +48,9 @@ struct mr_dirent64 {
 
 /* -2: not tried yet, -1: none to be had; else the descriptor, whose
  * context is the mm of the process that made it (a child must not use
- * it: forked.c). */
+ * it: forked.c).  Once made here, the number stays this process's
+ * userfaultfd for good (drop_own_fd() replaces the context behind it), so
+ * the fast path reads it without a lock. */
 static int own_fd = -2;
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -107,14 +109,15 @@ static int get_own_fd(void)
 {
 	int fd;
 
+	/* The word first: once it is set, own_fd is this process's own. */
+	if (mr_fork_made_here(MR_FORK_UFFD))
+		return __atomic_load_n(&own_fd, __ATOMIC_ACQUIRE);
 	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&own_lock);
-	if (own_fd >= 0 && !mr_fork_made_here(MR_FORK_UFFD)) {
-		close(own_fd);		/* inherited through fork() */
-		own_fd = -2;
-	}
-	if (own_fd == -2) {
-		own_fd = make_own_fd();
+	if (!mr_fork_made_here(MR_FORK_UFFD)) {
+		if (own_fd >= 0)
+			close(own_fd);		/* inherited through fork() */
+		__atomic_store_n(&own_fd, make_own_fd(), __ATOMIC_RELEASE);
 		mr_fork_mark(MR_FORK_UFFD);
 	}
 	fd = own_fd;
@@ -122,14 +125,28 @@ static int get_own_fd(void)
 	return fd;
 }
 
-/* After an unregistration that failed: dropping the context unregisters
- * everything it holds and wakes the faults waiting on it. */
+/*
+ * After an unregistration that failed: dropping the context unregisters
+ * everything it holds and wakes the faults waiting on it.  Another thread
+ * may be using the number at this moment, so it is not closed but made
+ * to name a new context (or /dev/null, on which every ioctl fails and the
+ * caller asks /proc instead); only where neither can be had is it closed.
+ */
 static void drop_own_fd(int fd)
 {
+	int nfd;
+
 	pthread_mutex_lock(&own_lock);
 	if (own_fd == fd) {
-		close(fd);
-		own_fd = -2;
+		nfd = make_own_fd();
+		if (nfd < 0)
+			nfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (nfd < 0 || dup3(nfd, fd, O_CLOEXEC) < 0) {
+			__atomic_store_n(&own_fd, -1, __ATOMIC_RELEASE);
+			close(fd);
+		}
+		if (nfd >= 0)
+			close(nfd);
 	}
 	pthread_mutex_unlock(&own_lock);
 }
