@@ -37,6 +37,12 @@ struct mrr_plan {
 	unsigned long move_len;		/* min(old_len, new_len) */
 	unsigned int flags;
 	unsigned long nparts;		/* VMAs the source range spans */
+	/*
+	 * The VMA that holds old_addr, looked up once; NULL where a step
+	 * may have replaced it (a split, an unmap, an undo), so that the
+	 * next lookup is a real one.
+	 */
+	struct vm_area_struct *first;
 	bool locked;			/* some part is VM_LOCKED */
 	bool tail_locked;		/* the part that takes growth is */
 	unsigned long src_locked;	/* pages of the source that are locked */
@@ -112,7 +118,8 @@ static bool mrr_part_at(struct mm_struct *mm, const struct mrr_plan *p,
 {
 	unsigned long move_end = p->old_addr + p->move_len;
 
-	part->vma = mrr_vma_lookup(mm, addr);
+	part->vma = addr == p->old_addr && p->first ? p->first :
+		    mrr_vma_lookup(mm, addr);
 	if (!part->vma)
 		return false;
 	part->start = addr;
@@ -155,6 +162,8 @@ static long mrr_check_parts(struct mm_struct *mm, struct mrr_plan *p)
 	for (addr = p->old_addr; addr < old_end; addr = part.end) {
 		if (!mrr_part_at(mm, p, addr, &part))
 			return -EFAULT;
+		if (addr == p->old_addr)
+			p->first = part.vma;
 		if (mrr_vma_sealed(part.vma))
 			return -EPERM;
 	}
@@ -222,7 +231,7 @@ static long mrr_check_destination(struct mm_struct *mm, struct mrr_plan *p)
 	int err;
 
 	for (vma = find_vma(mm, start); vma && vma->vm_start < end;
-	     vma = find_vma(mm, vma->vm_end)) {
+	     vma = vma->vm_end < end ? find_vma(mm, vma->vm_end) : NULL) {
 		if (p->flags & MREMAP_RETAIN_MOVE_NOREPLACE)
 			return -EEXIST;
 		pages = (min(end, vma->vm_end) - max(start, vma->vm_start)) >>
@@ -379,6 +388,7 @@ static long mrr_undo(struct mm_struct *mm, struct mrr_plan *p,
 	struct vm_area_struct *new_vma;
 	struct mrr_part part;
 
+	p->first = NULL;	/* the failed step may have changed it */
 	for (addr = p->old_addr; addr < p->old_addr + made; addr = part.end) {
 		mrr_part_at(mm, p, addr, &part);
 		len = addr < p->old_addr + moved ?
@@ -423,6 +433,8 @@ static long mrr_move_parts(struct mm_struct *mm, struct mrr_plan *p,
 			((part.start - part.vma->vm_start) >> PAGE_SHIFT);
 		new_vma = mrr_copy_vma(&part.vma, part.start, part.new_start,
 				       part.new_len, pgoff, &need_rmap_locks);
+		if (addr == p->old_addr)
+			p->first = part.vma;	/* copy_vma() may update it */
 		if (!new_vma)
 			return *made ? mrr_undo(mm, p, moved, *made, uf) :
 				       -ENOMEM;
@@ -478,7 +490,6 @@ static unsigned long mrr_acct_from(struct mm_struct *mm, struct mrr_plan *p,
 static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 			    u64 __user *result, struct list_head *uf)
 {
-	struct vm_area_struct *vma;
 	unsigned long grow, made;
 	long charged = 0;
 	long err;
@@ -486,9 +497,8 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	err = mrr_check_parts(mm, p);
 	if (err)
 		return err;
-	vma = mrr_vma_lookup(mm, p->old_addr);
 	err = mrr_fixed(p) ? mrr_check_destination(mm, p) :
-			     mrr_choose_destination(vma, p);
+			     mrr_choose_destination(p->first, p);
 	if (err)
 		return err;
 
@@ -529,11 +539,16 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	}
 
 	if (p->locked) {
+		p->first = NULL;	/* split */
 		err = mrr_isolate(mm, p);
 		if (err)
 			goto unacct;
 	}
 	if (mrr_fixed(p)) {
+		/* An unmap that splits the source's VMA replaces it. */
+		if (p->first && p->first->vm_end > p->new_addr &&
+		    p->first->vm_start < p->new_addr + p->new_len)
+			p->first = NULL;
 		err = mrr_do_munmap(mm, p->new_addr, p->new_len, uf);
 		if (err)
 			goto unacct;
