@@ -9,8 +9,9 @@
 #                        (run-checks); the tortures (CLIENTS_GUEST) also run
 #                        in every guest, and the suites (CLIENTS_SUITES,
 #                        from the tree CLIENTS_TREE laid into the initramfs)
-#                        in a second boot of every kernel of make check
-#   make check-clients-guest   only that second boot, on every kernel
+#                        in every kernel's guest of make check, after the
+#                        guest suite, in the same boot
+#   make check-clients-guest   only the suites, on every kernel
 
 .PHONY: check-clients check-clients-guest
 
@@ -38,10 +39,9 @@ CLIENTS_SUITES := $(BUILD)/clients/jemalloc-suite $(BUILD)/clients/tcmalloc-suit
 # 2026-12-02: jemalloc about 2 minutes, TCMalloc about 9).
 CLIENTS_SUITE_TIMEOUT ?= 1200
 # What check-kernels needs to run the suites: the tree in the initramfs,
-# and the programs of the boot of their own on each kernel (--alone: see
-# check-kernels).
+# and the programs, run as root with their own time limit.
 CLIENTS_TREE_ENV = MREMAP_RETAIN_VM_TREE=$(abspath $(CLIENTS_TREE))
-CLIENTS_ALONE = --alone --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
+CLIENTS_SUITES_OPTS = --root --timeout $(CLIENTS_SUITE_TIMEOUT) $(CLIENTS_SUITES)
 .PHONY: clients-tree
 clients-tree: $(BUILD)/lib/$(LIB_SONAME)
 	tests/clients/guest-tree $(CLIENTS_TREE) $(BUILD)/lib $(BUILD)/clients
@@ -56,4 +56,4 @@ check-clients: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(CLIENTS_GUEST) clients-tre
 check-clients-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
 	$(MAKE) --no-print-directory clients-tree
-	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" $(CLIENTS_ALONE)
+	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" $(CLIENTS_SUITES_OPTS)
