@@ -9,9 +9,12 @@
 #                        (run-checks); the tortures (CLIENTS_GUEST) also run
 #                        in every guest, and the suites (CLIENTS_SUITES,
 #                        from the tree CLIENTS_TREE laid into the initramfs)
-#                        in every kernel's guest of make check, after the
-#                        guest suite, in the same boot
-#   make check-clients-guest   only the suites, on every kernel
+#                        in make check's guests of the first kernel of each
+#                        major version, after the guest suite, in the same
+#                        boot (check-kernels --per-major)
+#   make check-clients-guest   only the suites, on every kernel (neither
+#                        make check nor .ci/run: all of them do not fit
+#                        CI's 90 minutes; README, Tests)
 
 .PHONY: check-clients check-clients-guest
 

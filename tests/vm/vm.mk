@@ -3,9 +3,10 @@
 #
 #   make check-guest [KERNELS="bookworm sid"]
 #       the guest test programs (GUEST_TESTS_ROOT as root, GUEST_TESTS_USER
-#       as uid 1000; from tests/guest/guest.mk), then the allocators' own
-#       suites (CLIENTS_SUITES), on each suite's stock kernel, one QEMU boot
-#       per kernel, two kernels at a time; every kernel runs even when one
+#       as uid 1000; from tests/guest/guest.mk) on each suite's stock
+#       kernel, then the allocators' own suites (CLIENTS_SUITES) on the
+#       first kernel of each major version, one QEMU boot per kernel, two
+#       kernels at a time; every kernel runs even when one
 #       fails; a table per kernel and "N passed, N failed" at the end
 #       (including the host tests' counts from build/check/host.counts
 #       when this is part of `make check`, those of the BTF matcher on
@@ -42,7 +43,7 @@ check-guest: vm-deps
 		--counts btf:$(BUILD)/check/btf.counts \
 		--counts probes:$(BUILD)/check/probes.counts \
 		--root $(GUEST_TESTS_ROOT) $(CLIENTS_GUEST) --user $(GUEST_TESTS_USER) \
-		$(CLIENTS_SUITES_OPTS)
+		--per-major $(CLIENTS_SUITES_OPTS)
 
 vm-prepare: vm-deps
 	bash -c '. $(VM_DIR)/lib.sh && kernels_rootfs $(KERNELS)' | xargs -P $(VM_PARALLEL) -I{} $(VM_DIR)/mkrootfs {}
