@@ -13,8 +13,9 @@
 #                        major version, after the guest suite, in the same
 #                        boot (check-kernels --per-major)
 #   make check-clients-guest   only the suites, on every kernel (neither
-#                        make check nor .ci/run: all of them do not fit
-#                        CI's 90 minutes; README, Tests)
+#                        make check nor .ci/run: with them on every kernel
+#                        CI would not be well inside its 90 minutes;
+#                        README, Tests)
 
 .PHONY: check-clients check-clients-guest
 
