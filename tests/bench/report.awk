@@ -204,6 +204,23 @@ function target(t, k,    a, b, i, s, r, worst, where, found, best) {
 			return "n/a (no figures)"
 		return verdict(worst >= 10, sprintf("%.2fx (%s)", worst, where))
 	}
+	# Issue 10: each backend's call in a process with 10,000 more open
+	# descriptors and 10,000 more mappings against the same call in the
+	# quiet process (crowded_ratio), worst of 4 KiB and 64 KiB.
+	if (t == "crowd") {
+		worst = 0
+		found = 0
+		for (i = 1; i <= n; i++) {
+			if (B[i] != "crowd-crowded" || K[i] != k || V[i] !~ /^retain-/ ||
+			    M[i] != "crowded_ratio")
+				continue
+			if (X[i] > worst) { worst = X[i]; where = substr(V[i], 8) " " sname(S[i]) }
+			found = 1
+		}
+		if (!found)
+			return "n/a (no figures)"
+		return verdict(worst <= 1.2, sprintf("%.2fx (%s)", worst, where))
+	}
 	if (t == "vector") {
 		for (i = 1; i <= n; i++)
 			if (B[i] == "vector" && K[i] == k && V[i] == "chunk-module" && M[i] == "wall") {
@@ -250,13 +267,14 @@ END {
 	close(json)
 
 	# Targets: this run's verdicts, and the previous run's beside them.
-	nt = split("dontunmap copy decommit module module-hole memcpy vector decommit-mmap seed-glibc seed-stock seed-8MiB", tid, " ")
+	nt = split("dontunmap copy decommit module module-hole memcpy crowd vector decommit-mmap seed-glibc seed-stock seed-8MiB", tid, " ")
 	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst)"
 	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst)"
 	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst)"
 	tname["module"] = "module per call <= 1.1x mremap(MAYMOVE), every size and placement (worst)"
 	tname["module-hole"] = "(same, against mremap into a hole instead of onto an empty mapping)"
 	tname["memcpy"] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
+	tname["crowd"] = "each backend's call with 10,000 more fds and mappings <= 1.2x the same in a quiet process (worst)"
 	tname["vector"] = "vector: chunk-module wall <= glibc realloc"
 	tname["decommit-mmap"] = "(figure: decommit against mmap(PROT_NONE, MAP_FIXED), worst)"
 	tname["seed-glibc"] = "seed's loop: patched jemalloc and TCMalloc wall <= glibc's (worst)"
