@@ -27,6 +27,7 @@
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static bool have_dontunmap;
 static bool unchecked_commit;
+static bool kernel_checks_kind;
 
 /*
  * Before 6.1 the kernel charges a DONTUNMAP move's commit without checking
@@ -66,6 +67,43 @@ static bool near_as_limit(size_t len)
 	return vm + len > rl.rlim_cur;
 }
 
+/* Does mremap(MREMAP_DONTUNMAP) refuse a mapping made with @flags of @fd? */
+static bool dontunmap_refuses(int flags, int fd)
+{
+	size_t ps = mr_page_size();
+	void *p, *q;
+	bool refused;
+
+	p = mmap(NULL, ps, PROT_READ, flags, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	q = mremap(p, ps, ps, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+	refused = q == MAP_FAILED && errno == EINVAL;
+	if (q != MAP_FAILED)
+		munmap(q, ps);
+	munmap(p, ps);
+	return refused;
+}
+
+/*
+ * Linux 5.7 to 5.12 move only private anonymous mappings with
+ * MREMAP_DONTUNMAP; 5.13 took any but VM_DONTEXPAND and VM_PFNMAP ones.
+ * Asked of a shared anonymous mapping and a private one of a memfd.
+ */
+static bool dontunmap_anon_only(void)
+{
+	int fd = memfd_create("mremap_retain-probe", MFD_CLOEXEC);
+	bool only;
+
+	if (fd < 0)
+		return false;
+	only = !ftruncate(fd, (off_t)mr_page_size()) &&
+	       dontunmap_refuses(MAP_SHARED | MAP_ANONYMOUS, -1) &&
+	       dontunmap_refuses(MAP_PRIVATE, fd);
+	close(fd);
+	return only;
+}
+
 static void probe(void)
 {
 	size_t ps = mr_page_size();
@@ -79,6 +117,7 @@ static void probe(void)
 	if (q != MAP_FAILED) {
 		have_dontunmap = true;
 		unchecked_commit = commit_unchecked();
+		kernel_checks_kind = dontunmap_anon_only();
 		munmap(q, ps);
 	}
 	munmap(p, ps);
@@ -88,6 +127,58 @@ bool mr_dontunmap_available(void)
 {
 	pthread_once(&probe_once, probe);
 	return have_dontunmap;
+}
+
+/*
+ * Before Linux 6.11 (no PROCMAP_QUERY) looking the source up reads
+ * /proc/self/maps up to it, a cost in proportion to the mappings below it
+ * (5.5 ms a call with 10,000 of them, 2026-12-06).  Where the kernel's
+ * mremap(MREMAP_DONTUNMAP) moves one private anonymous mapping only
+ * (kernel_checks_kind: 5.7 to 5.12, Debian's 5.10), a move of the same
+ * size (what allocators make) is first left to it: without FIXED it
+ * refuses anything else (EINVAL for another kind, EFAULT for a hole or a
+ * second mapping) with nothing changed.  With FIXED the
+ * kernel would unmap the destination before those checks, so the pages go
+ * to where it likes first and on to the destination by a plain mremap().
+ * The library checks before it only what the kernel does not: a
+ * userfaultfd registration, mlock (msync: EBUSY; a hole: ENOMEM), and on
+ * 5.10 the overcommit charge, with a writable mapping's (more than a
+ * read-only source needs, never less).  No mseal there (6.10+).  Any
+ * refusal: 1, nothing changed, and the checked path answers with the
+ * contract's errno.
+ */
+static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
+			       void **out)
+{
+	void *old = (void *)r->old, *p, *q;
+	size_t n = r->old_size;
+	struct mr_vma v;
+	bool uffd;
+
+	if (mr_uffd_registered(r->old, n, &uffd) || uffd ||
+	    msync(old, n, MS_INVALIDATE))
+		return 1;
+	if (unchecked_commit) {
+		p = mmap(NULL, n, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return 1;
+		munmap(p, n);
+	}
+	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+	if (p == MAP_FAILED)
+		return 1;
+	if (fixed) {
+		q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+		if (q == MAP_FAILED) {
+			mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
+					   PROT_READ | PROT_WRITE : v.prot);
+			return 1;
+		}
+		p = q;
+	}
+	*out = p;
+	return 0;
 }
 
 int mr_dontunmap_move(const struct mr_req *r, void **out)
@@ -102,6 +193,10 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
+	if (kernel_checks_kind && !claim && r->old_size == r->new_size &&
+	    !mr_mseal_supported() && !mr_vma_query_works() &&
+	    !kernel_checked_move(r, fixed, dst, out))
+		return 0;
 	/* Unless something changes before it, mremap() refuses a sealed
 	 * source itself. */
 	err = mr_source_check(r, &s, !claim && !unchecked_commit);

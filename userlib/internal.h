@@ -79,6 +79,8 @@ int mr_copy_move(const struct mr_req *r, void **out);
 int mr_source_check(const struct mr_req *r, struct mr_src *s,
 		    bool kernel_seals);
 int mr_vma_query(uintptr_t addr, struct mr_vma *v);	/* ENOTTY: no ioctl */
+/* Is a lookup one PROCMAP_QUERY here (else it reads /proc/self/maps)? */
+bool mr_vma_query_works(void);
 int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
 /* The VMA containing @addr by either of the two (EFAULT: none). */
 int mr_vma_at(uintptr_t addr, struct mr_vma *v);

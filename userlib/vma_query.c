@@ -132,6 +132,15 @@ found:
 	return 0;
 }
 
+bool mr_vma_query_works(void)
+{
+	struct mr_vma v;
+
+	if (__atomic_load_n(&query_works, __ATOMIC_RELAXED))
+		mr_vma_query((uintptr_t)&query_works, &v);
+	return __atomic_load_n(&query_works, __ATOMIC_RELAXED);
+}
+
 int mr_vma_at(uintptr_t addr, struct mr_vma *v)
 {
 	int err = mr_vma_query(addr, v);

@@ -28,8 +28,17 @@ $(BUILD)/tests/host/static_args: tests/host/test_args.c $(HOST_DEPS) $(LIB_A)
 # Under `make check` a host failure does not stop the guest suite: the
 # counts go to build/check/host.counts, and the closing summary of
 # check-guest (tests/vm/check-kernels) fails the run.
-check-host: $(HOST_TESTS) $(BUILD)/tests/host/static_args
-	tests/host/run-host-tests $(BUILD)/check/host.counts $^ \
+# Each dynamically linked test runs a second time with pre610.so preloaded:
+# the library's paths for kernels before 6.10 (no PROCMAP_QUERY, no mseal).
+PRE610 := $(BUILD)/tests/host/pre610.so
+$(PRE610): tests/host/pre610.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+all: $(PRE610)
+
+check-host: $(HOST_TESTS) $(BUILD)/tests/host/static_args $(PRE610)
+	tests/host/run-host-tests $(BUILD)/check/host.counts --pre610 $(PRE610) \
+		$(HOST_TESTS) $(BUILD)/tests/host/static_args \
 		$(if $(filter check,$(MAKECMDGOALS)),|| true)
 
 # The module's BTF matcher, built for the host with the module's own
