@@ -3,16 +3,18 @@
  * crowd.c - benchmark 5, the cost of one call in a crowded process: a
  * 4 KiB and a 64 KiB move (the percall loop: FIXED between two slots of a
  * PROT_NONE reservation) by raw mremap(MREMAP_DONTUNMAP|MREMAP_FIXED) and
- * by mremap_retain() with each backend, first in the process as it is
- * ("quiet": a few descriptors and mappings), then with 10,000 more open
+ * by mremap_retain() with each backend, in a process as it is ("quiet": a
+ * few descriptors and mappings) and in one with 10,000 more open
  * descriptors and 10,000 more mappings ("crowded").  A server with many
  * connections and a fragmented heap is such a process; what the library
  * checks per call must not cost in proportion to either.  The mappings lie
  * below everything else in the process, so that a lookup walking the
  * mappings in address order (/proc/self/maps before Linux 6.11) passes
  * them all: the worst place for the moved range, not the best.
- * Figures: per_call (median ns) for each crowd, and crowded_ratio =
- * crowded / quiet for each variant and size.
+ * Figures: per_call for each crowd (ns: the median of a block's calls,
+ * then the median of 5 blocks with their spread, quiet and crowded blocks
+ * in turn, each in a process of its own), and crowded_ratio = crowded /
+ * quiet for each variant and size.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -126,51 +128,73 @@ static void crowd_in(void)
 			die("crowd: mapping %d: %m", i);
 }
 
-int crowd_bench(void)
+static const size_t sizes[] = { 4 * KIB, 64 * KIB };
+#define NSIZE (sizeof(sizes) / sizeof(sizes[0]))
+
+/* One block, in a process of its own: quiet (*arg 0) or crowded first;
+ * out[variant * NSIZE + size] is the median ns of a call, or -1 where the
+ * variant is not available. */
+static int crowd_block(void *arg, double *out)
 {
-	static const size_t sizes[] = { 4 * KIB, 64 * KIB };
-	double quiet[NCVAR][2];
 	long long *t = malloc(CALLS * sizeof(*t));
-	int avail[NCVAR], failed = 0;
 	size_t i, k;
-	char sz[32];
 
 	if (!t)
 		die("out of memory");
+	if (*(int *)arg)
+		crowd_in();
 	for (i = 0; i < NCVAR; i++) {
-		avail[i] = !cvariants[i].backend ||
-			   !mremap_retain_set_backend(cvariants[i].backend);
-		if (!avail[i])
-			note("crowd: %s not available here", cvariants[i].name);
-	}
-	for (int crowded = 0; crowded < 2; crowded++) {
-		if (crowded)
-			crowd_in();
-		for (i = 0; i < NCVAR; i++) {
-			if (!avail[i])
-				continue;
-			if (cvariants[i].backend)
-				mremap_retain_set_backend(cvariants[i].backend);
-			for (k = 0; k < 2; k++) {
-				double med = cell(&cvariants[i], sizes[k], t);
+		int avail = !cvariants[i].backend ||
+			    !mremap_retain_set_backend(cvariants[i].backend);
 
-				if (med < 0) {
-					note("crowd: %s %s: move failed: %s", cvariants[i].name,
-					     size_name(sizes[k], sz, sizeof(sz)), strerror(errno));
-					failed = 1;
-					avail[i] = 0;
-					break;
-				}
-				emit(crowded ? "crowd-crowded" : "crowd-quiet", cvariants[i].name,
-				     sizes[k], "per_call", med, "ns");
-				if (!crowded)
-					quiet[i][k] = med;
-				else
-					emit("crowd-crowded", cvariants[i].name, sizes[k],
-					     "crowded_ratio", med / quiet[i][k], "x");
+		for (k = 0; k < NSIZE; k++) {
+			out[i * NSIZE + k] = avail ? cell(&cvariants[i], sizes[k], t) : -1;
+			if (avail && out[i * NSIZE + k] < 0) {
+				note("crowd: %s: move failed: %s", cvariants[i].name,
+				     strerror(errno));
+				return -1;
 			}
 		}
 	}
 	free(t);
-	return failed;
+	return 0;
+}
+
+/*
+ * Each figure is the median of bench_opts.blocks blocks, a quiet and a
+ * crowded one in turn, each in a new process (the crowd is made in its
+ * own); crowded_ratio is the ratio of the two medians.
+ */
+int crowd_bench(void)
+{
+	static double v[2][NCVAR * NSIZE][BLOCK_MAX];
+	double out[NCVAR * NSIZE];
+	int nb = bench_opts.blocks, b, c, j;
+	struct spread s[2];
+
+	for (b = 0; b < nb; b++)
+		for (c = 0; c < 2; c++) {
+			if (run_block(crowd_block, &c, NCVAR * NSIZE, out))
+				return 1;
+			for (j = 0; j < (int)(NCVAR * NSIZE); j++)
+				v[c][j][b] = out[j];
+		}
+	for (j = 0; j < (int)(NCVAR * NSIZE); j++) {
+		const char *name = cvariants[j / NSIZE].name;
+		size_t size = sizes[j % NSIZE];
+
+		if (v[0][j][0] < 0) {
+			if (j % NSIZE == 0)
+				note("crowd: %s not available here", name);
+			continue;
+		}
+		for (c = 0; c < 2; c++) {
+			s[c] = spread_d(v[c][j], nb);
+			emit_spread(c ? "crowd-crowded" : "crowd-quiet", name, size,
+				    "per_call", s[c], 1, "ns");
+		}
+		emit("crowd-crowded", name, size, "crowded_ratio",
+		     s[1].med / s[0].med, "x");
+	}
+	return 0;
 }

@@ -101,7 +101,6 @@ int main(int argc, char **argv)
 		failed |= release_bench();
 	if (want & 8)
 		failed |= floor_bench();
-	/* Last: it leaves the process crowded. */
 	if (want & 16)
 		failed |= crowd_bench();
 	return failed;
