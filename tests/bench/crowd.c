@@ -31,7 +31,8 @@
 #include "internal.h"	/* MREMAP_DONTUNMAP for older headers */
 
 #define CROWD		10000
-#define CALLS		2000
+#define CALLS		2000	/* at most, a cell; at least MIN_CALLS, */
+#define MIN_CALLS	21	/* and more while in the time budget */
 
 struct cvariant {
 	const char *name;
@@ -54,12 +55,14 @@ static int move_once(const struct cvariant *v, char *src, char *dst, size_t n)
 	return mremap_retain(src, n, n, MREMAP_RETAIN_FIXED, dst) == dst ? 0 : -1;
 }
 
-/* Median ns of one call of v moving n bytes; < 0 if a move failed. */
+/* Median ns of one call of v moving n bytes (CALLS of them, or as many
+ * as the time budget allows, at least MIN_CALLS); < 0 if a move failed. */
 static double cell(const struct cvariant *v, size_t n, long long *t)
 {
 	const size_t span = n + 2 * MIB;
 	char *base, *a, *b, *tmp;
 	size_t res_len;
+	long long end = now_ns() + bench_opts.budget_ms * 1000000LL;
 	void *res;
 	int i;
 
@@ -72,7 +75,7 @@ static double cell(const struct cvariant *v, size_t n, long long *t)
 		 -1, 0) != b)
 		die("crowd: cannot map the slots: %m");
 	fill_pages(a, n, 5);
-	for (i = -1; i < CALLS; i++) {
+	for (i = -1; i < CALLS && (i < MIN_CALLS || now_ns() < end); i++) {
 		long long t0 = now_ns();
 
 		if (move_once(v, a, b, n)) {
@@ -86,7 +89,7 @@ static double cell(const struct cvariant *v, size_t n, long long *t)
 	if (!check_pages(a, n, 5))
 		die("crowd: %s: the moved data came out wrong", v->name);
 	munmap(res, res_len);
-	return median_ll(t, CALLS);
+	return median_ll(t, i);
 }
 
 /* Where the crowd's mappings go, or the first free place above: below the
