@@ -88,13 +88,17 @@ static bool dontunmap_refuses(int flags, int fd)
 /*
  * Linux 5.7 to 5.12 move only private anonymous mappings with
  * MREMAP_DONTUNMAP; 5.13 took any but VM_DONTEXPAND and VM_PFNMAP ones.
- * Asked of a shared anonymous mapping and a private one of a memfd.
+ * Asked of a shared anonymous mapping and a private one of a memfd (not
+ * under a seccomp filter: memfd_create() is not ours to risk there).
  */
 static bool dontunmap_anon_only(void)
 {
-	int fd = memfd_create("mremap_retain-probe", MFD_CLOEXEC);
+	int fd;
 	bool only;
 
+	if (mr_seccomp_filtered())
+		return false;
+	fd = memfd_create("mremap_retain-probe", MFD_CLOEXEC);
 	if (fd < 0)
 		return false;
 	only = !ftruncate(fd, (off_t)mr_page_size()) &&

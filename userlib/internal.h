@@ -100,6 +100,9 @@ bool mr_fork_made_here(int word);
  * returns nonzero; returns 0 or an errno value. */
 int mr_proc_lines(const char *path,
 		  int (*fn)(const char *line, size_t len, void *arg), void *arg);
+/* Is a seccomp filter installed (or cannot it be told)?  Where one is, the
+ * library makes no system call that a filter might kill the process for. */
+bool mr_seccomp_filtered(void);
 
 /* lock.c */
 int mr_lock_precheck(size_t old_size, size_t new_size);

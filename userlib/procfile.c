@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * procfile.c - read a /proc text file line by line with a fixed buffer and
- * no allocation, stopping as soon as the caller has what it wants.
+ * no allocation, stopping as soon as the caller has what it wants; and
+ * what /proc/self/status says of seccomp.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,4 +54,21 @@ int mr_proc_lines(const char *path,
 out:
 	close(fd);
 	return err;
+}
+
+static int seccomp_line(const char *line, size_t len, void *arg)
+{
+	(void)len;
+	if (strncmp(line, "Seccomp:", 8))
+		return 0;
+	*(bool *)arg = strtol(line + 8, NULL, 10) != 0;
+	return 1;
+}
+
+bool mr_seccomp_filtered(void)
+{
+	bool filtered = true;
+
+	return mr_proc_lines("/proc/self/status", seccomp_line, &filtered) ||
+	       filtered;
 }

@@ -28,7 +28,6 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -75,22 +74,12 @@ static void register_atfork(void)
 	pthread_atfork(own_lock_take, own_lock_give, own_lock_give);
 }
 
-static int seccomp_line(const char *line, size_t len, void *arg)
-{
-	(void)len;
-	if (strncmp(line, "Seccomp:", 8))
-		return 0;
-	*(bool *)arg = strtol(line + 8, NULL, 10) != 0;
-	return 1;
-}
-
 static int make_own_fd(void)
 {
 	struct uffdio_api api = { .api = UFFD_API };
-	bool filtered = true;
 	int fd;
 
-	if (mr_proc_lines("/proc/self/status", seccomp_line, &filtered) || filtered)
+	if (mr_seccomp_filtered())
 		return -1;
 	/* User-mode-only (5.11+) where kernel faults may not be handled. */
 	fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
