@@ -147,15 +147,18 @@ bool mr_dontunmap_available(void)
  * The library checks before it only what the kernel does not: a
  * userfaultfd registration, mlock (msync: EBUSY; a hole: ENOMEM), and on
  * 5.10 the overcommit charge, with a writable mapping's (more than a
- * read-only source needs, never less).  No mseal there (6.10+).  Any
- * refusal: 1, nothing changed, and the checked path answers with the
- * contract's errno.
+ * read-only source needs, never less); and after it, a file behind a
+ * mapping the kernel takes for anonymous (a private one of /dev/zero):
+ * /proc/self/map_files has an entry for the new mapping exactly where it
+ * has a file.  No mseal there (6.10+).  Any refusal: 1, nothing changed,
+ * and the checked path answers with the contract's errno.
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       void **out)
 {
 	void *old = (void *)r->old, *p, *q;
 	size_t n = r->old_size;
+	char path[64];
 	struct mr_vma v;
 	bool uffd;
 
@@ -172,6 +175,13 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
 	if (p == MAP_FAILED)
 		return 1;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)p, (unsigned long)p + n);
+	if (!access(path, F_OK)) {
+		mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
+				   PROT_READ | PROT_WRITE : v.prot);
+		return 1;
+	}
 	if (fixed) {
 		q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
 		if (q == MAP_FAILED) {

@@ -108,6 +108,28 @@ static void t_einval_file(void)
 	if (fd >= 0)
 		close(fd);
 
+	/* Anonymous to the kernel (mmap_zero()), but of a file. */
+	fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (fd < 0 || p == MAP_FAILED) {
+		tap_ok(0, "[%s] /dev/zero setup: %s", BN, strerror(errno));
+	} else {
+		char *dst = src_map(len, 5);
+
+		tl_fill(p, len, 4);
+		expect("MAP_PRIVATE source of /dev/zero", EINVAL, p, len, len,
+		       0, NULL, p, len, 4, NULL);
+		expect("MAP_PRIVATE source of /dev/zero, FIXED", EINVAL, p, len,
+		       len, MREMAP_RETAIN_FIXED, dst, p, len, 4, NULL);
+		tap_ok(tl_check(dst, len, 5),
+		       "[%s] MAP_PRIVATE source of /dev/zero, FIXED: destination untouched",
+		       BN);
+		munmap(dst, len);
+		munmap(p, len);
+	}
+	if (fd >= 0)
+		close(fd);
+
 	fd = -1;
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && fd < 0; i++) {
 		snprintf(path, sizeof(path), "%s/mremap_retain_testXXXXXX",

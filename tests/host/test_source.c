@@ -126,6 +126,13 @@ static void kinds(const char *bn)
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	refused(bn, p, len, EINVAL, "shared anonymous mapping");
 	munmap(p, len);
+	/* Anonymous to the kernel (mmap_zero()), but of a file: refused, as
+	 * by the module. */
+	fd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	refused(bn, p, len, EINVAL, "private /dev/zero mapping");
+	munmap(p, len);
+	close(fd);
 
 	p = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_NORESERVE, -1, 0);
