@@ -150,7 +150,8 @@ bool mr_dontunmap_available(void)
  * read-only source needs, never less); and after it, a file behind a
  * mapping the kernel takes for anonymous (a private one of /dev/zero):
  * /proc/self/map_files has an entry for the new mapping exactly where it
- * has a file.  No mseal there (6.10+).  Any refusal: 1, nothing changed,
+ * has a file (ENOENT: none; any other answer cannot tell, so it counts as
+ * a refusal).  No mseal there (6.10+).  Any refusal: 1, nothing changed,
  * and the checked path answers with the contract's errno.
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
@@ -177,7 +178,7 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 		return 1;
 	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
 		 (unsigned long)p, (unsigned long)p + n);
-	if (!access(path, F_OK)) {
+	if (!access(path, F_OK) || errno != ENOENT) {
 		mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
 				   PROT_READ | PROT_WRITE : v.prot);
 		return 1;
