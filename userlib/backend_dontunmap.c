@@ -178,22 +178,16 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 		return 1;
 	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
 		 (unsigned long)p, (unsigned long)p + n);
-	if (!access(path, F_OK) || errno != ENOENT) {
-		mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
-				   PROT_READ | PROT_WRITE : v.prot);
-		return 1;
+	q = p;
+	if (access(path, F_OK) && errno == ENOENT &&
+	    (!fixed || (q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
+				   dst)) != MAP_FAILED)) {
+		*out = q;
+		return 0;
 	}
-	if (fixed) {
-		q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
-		if (q == MAP_FAILED) {
-			mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
-					   PROT_READ | PROT_WRITE : v.prot);
-			return 1;
-		}
-		p = q;
-	}
-	*out = p;
-	return 0;
+	mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
+			   PROT_READ | PROT_WRITE : v.prot);
+	return 1;
 }
 
 int mr_dontunmap_move(const struct mr_req *r, void **out)
