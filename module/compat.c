@@ -15,13 +15,16 @@
  *  - the private structure the module lays out (struct
  *    pagetable_move_control), and the members of public ones it reads,
  *    are checked against the BTF too.
- * One fact is neither in the headers nor in BTF and goes by version; its
- * reason is given where it is used (mrr_vma_forget_pages()).
+ * Two facts are neither in the headers nor in BTF and go by version; their
+ * reasons are given where they are used (mrr_vma_forget_pages(),
+ * mrr_uffd_move_sound()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
+#include <linux/mm_inline.h>
 #include <linux/mman.h>
+#include <linux/mempolicy.h>
 #include <linux/ksm.h>
 #include <linux/pagemap.h>
 #include <linux/rmap.h>
@@ -99,6 +102,13 @@ static const struct mrr_cmember mrr_vma_members[] = {
 	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_file),
 	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_ops),
 	MRR_CMEMBER_SIZED(struct vm_area_struct, anon_vma),
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_page_prot),
+#ifdef CONFIG_NUMA
+	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_policy),
+#endif
+#ifdef CONFIG_ANON_VMA_NAME
+	MRR_CMEMBER_SIZED(struct vm_area_struct, anon_name),
+#endif
 #ifdef CONFIG_USERFAULTFD
 	MRR_CMEMBER_SIZED(struct vm_area_struct, vm_userfaultfd_ctx),
 #endif
@@ -331,6 +341,46 @@ bool mrr_vma_uffd_registered(struct vm_area_struct *vma)
 {
 #ifdef CONFIG_USERFAULTFD
 	return vma->vm_userfaultfd_ctx.ctx || userfaultfd_armed(vma);
+#else
+	return false;
+#endif
+}
+
+bool mrr_vma_same_policy(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+#ifdef CONFIG_NUMA
+	return vma_policy(a) == vma_policy(b);
+#else
+	return true;
+#endif
+}
+
+bool mrr_vma_same_name(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+#ifdef CONFIG_ANON_VMA_NAME
+	return anon_vma_name_eq(a->anon_name, b->anon_name);
+#else
+	return true;
+#endif
+}
+
+bool mrr_uffd_move_sound(void)
+{
+	/*
+	 * The second fact that goes by version, read in each kernel's
+	 * mm/userfaultfd.c: a large folio that cannot be split because
+	 * something holds an extra reference (a pin) made UFFDIO_MOVE retry
+	 * for ever, the caller spinning in the kernel until it is killed.
+	 * The fix (EBUSY instead) is in 6.12.118 (not in 6.12.117) and in
+	 * 7.3.4 (not in 7.2.13); earlier 6.12.y also had crashes of
+	 * UFFDIO_MOVE fixed by then.  Elsewhere the library is not told that
+	 * it may move pages that way.
+	 */
+#ifdef CONFIG_USERFAULTFD
+	if (KERNEL_VERSION(6, 12, 118) <= LINUX_VERSION_CODE &&
+	    KERNEL_VERSION(6, 13, 0) > LINUX_VERSION_CODE)
+		return true;
+	return KERNEL_VERSION(7, 3, 4) <= LINUX_VERSION_CODE;
 #else
 	return false;
 #endif

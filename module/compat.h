@@ -23,6 +23,14 @@ void mrr_vma_start_write(struct vm_area_struct *vma);
 void mrr_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags);
 bool mrr_vma_sealed(struct vm_area_struct *vma);
 bool mrr_vma_uffd_registered(struct vm_area_struct *vma);
+/*
+ * The same NUMA policy (the same object; two equal copies count as
+ * different) and the same name (anonymous VMA names, 5.17+)?
+ */
+bool mrr_vma_same_policy(struct vm_area_struct *a, struct vm_area_struct *b);
+bool mrr_vma_same_name(struct vm_area_struct *a, struct vm_area_struct *b);
+/* May user space rely on this kernel's UFFDIO_MOVE (MREMAP_RETAIN_FEAT_ALIKE)? */
+bool mrr_uffd_move_sound(void);
 int mrr_vma_may_split(struct vm_area_struct *vma, unsigned long addr);
 
 /* Limits and accounting, as mremap applies them. */

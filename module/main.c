@@ -26,6 +26,9 @@ static long mrr_ioctl_info(struct mremap_retain_info __user *uarg)
 		.features = MREMAP_RETAIN_FEAT_MOVE | MREMAP_RETAIN_FEAT_DECOMMIT,
 	};
 
+	if (mrr_uffd_move_sound())
+		info.features |= MREMAP_RETAIN_FEAT_ALIKE;
+
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
@@ -37,6 +40,8 @@ static long mrr_ioctl_move(struct mremap_retain_move __user *uarg)
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
 	if (arg.reserved || (arg.flags & ~MREMAP_RETAIN_MOVE_FLAGS))
+		return -EINVAL;
+	if ((arg.flags & MREMAP_RETAIN_MOVE_ALIKE) && !mrr_uffd_move_sound())
 		return -EINVAL;
 	req = (struct mrr_move) {
 		.old_addr = arg.old_addr,

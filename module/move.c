@@ -198,6 +198,33 @@ static long mrr_check_parts(struct mm_struct *mm, struct mrr_plan *p)
 }
 
 /*
+ * MREMAP_RETAIN_MOVE_ALIKE: does the destination lie inside one VMA that
+ * differs from the source's (one VMA, already checked) in nothing this
+ * move would give it?  Then the caller moves the pages into it instead
+ * (the UAPI header).  Only read-write memory, so that the caller can
+ * always copy back what it could not move back.
+ */
+static bool mrr_alike(struct mm_struct *mm, const struct mrr_plan *p)
+{
+	const vm_flags_t refused = VM_LOCKED | VM_LOCKONFAULT;
+	struct vm_area_struct *src = p->first, *dst;
+
+	if (!(p->flags & MREMAP_RETAIN_MOVE_ALIKE) || !mrr_fixed(p) ||
+	    (p->flags & MREMAP_RETAIN_MOVE_NOREPLACE) || p->nparts != 1)
+		return false;
+	dst = mrr_vma_lookup(mm, p->new_addr);
+	if (!dst || dst->vm_end < p->new_addr + p->new_len)
+		return false;
+	if ((src->vm_flags & (VM_READ | VM_WRITE)) != (VM_READ | VM_WRITE) ||
+	    (src->vm_flags & refused) ||
+	    ((src->vm_flags ^ dst->vm_flags) & ~VM_SOFTDIRTY))
+		return false;
+	return !mrr_check_source(dst) && !mrr_vma_sealed(dst) &&
+	       pgprot_val(src->vm_page_prot) == pgprot_val(dst->vm_page_prot) &&
+	       mrr_vma_same_policy(src, dst) && mrr_vma_same_name(src, dst);
+}
+
+/*
  * RLIMIT_AS over the whole destination and RLIMIT_DATA over its data parts,
  * net of what a FIXED destination gives back (may_expand_vm() judges one
  * kind of mapping at a time).
@@ -497,6 +524,8 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	err = mrr_check_parts(mm, p);
 	if (err)
 		return err;
+	if (mrr_alike(mm, p))
+		return MRR_MOVE_ALIKE;
 	err = mrr_fixed(p) ? mrr_check_destination(mm, p) :
 			     mrr_choose_destination(p->first, p);
 	if (err)

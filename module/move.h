@@ -15,6 +15,9 @@ struct mrr_move {
 	u64 __user *result;		/* where the caller wants new_addr */
 };
 
+/* What mrr_move() returns for MREMAP_RETAIN_MOVE_ALIKE, nothing moved. */
+#define MRR_MOVE_ALIKE	1
+
 long mrr_move(struct mrr_move *req);
 
 #endif /* MRR_MOVE_H */

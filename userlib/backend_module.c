@@ -42,6 +42,12 @@ bool mr_module_available(void)
 	return dev_fd >= 0;
 }
 
+/*
+ * A FIXED move asks the module first whether the destination's mapping is
+ * alike to the source's (where the module can tell); if it is, the pages
+ * move into that mapping (move_into.c), else, or if that fails, the
+ * module moves them by page tables.
+ */
 int mr_module_move(const struct mr_req *r, void **out)
 {
 	struct mremap_retain_move m = {
@@ -54,8 +60,18 @@ int mr_module_move(const struct mr_req *r, void **out)
 			 ((r->flags & MREMAP_RETAIN_NOREPLACE) ?
 			  MREMAP_RETAIN_MOVE_NOREPLACE : 0),
 	};
+	int ret;
 
-	if (ioctl(dev_fd, MREMAP_RETAIN_IOC_MOVE, &m))
+	if ((dev_features & MREMAP_RETAIN_FEAT_ALIKE) && mr_move_into_fits(r))
+		m.flags |= MREMAP_RETAIN_MOVE_ALIKE;
+	ret = ioctl(dev_fd, MREMAP_RETAIN_IOC_MOVE, &m);
+	if (ret == 1) {
+		if (!mr_move_into(r, out))
+			return 0;
+		m.flags &= ~MREMAP_RETAIN_MOVE_ALIKE;
+		ret = ioctl(dev_fd, MREMAP_RETAIN_IOC_MOVE, &m);
+	}
+	if (ret)
 		return errno;
 	*out = (void *)(uintptr_t)m.new_addr;
 	return 0;

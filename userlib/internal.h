@@ -72,6 +72,12 @@ int mr_module_decommit(void *addr, size_t len);
 bool mr_dontunmap_available(void);
 int mr_dontunmap_move(const struct mr_req *r, void **out);
 int mr_copy_move(const struct mr_req *r, void **out);
+/* move_into.c: a FIXED move into a mapping the module found alike to the
+ * source's.  mr_move_into() returns 0, or 1: nothing moved (the
+ * destination perhaps emptied), the module must move by page tables. */
+#define MR_INTO_MAX	((size_t)32 << 20)
+bool mr_move_into_fits(const struct mr_req *r);
+int mr_move_into(const struct mr_req *r, void **out);
 
 /* source.c, vma_query.c, vma_maps.c, smaps.c, uffd.c, seal.c */
 /* @kernel_seals: the caller moves a plain one-mapping source by mremap(),
@@ -88,6 +94,10 @@ int mr_vmflags(uintptr_t addr, unsigned int *vmf);
 /* Is any of [start, start + len) registered with a userfaultfd?
  * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell. */
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
+/* This process's own userfaultfd (-1: none to be had here), registered for
+ * missing faults by its user, who unregisters with mr_uffd_unregister(). */
+int mr_uffd_own(void);
+void mr_uffd_unregister(int fd, uintptr_t start, size_t len);
 bool mr_mseal_supported(void);
 
 /* forked.c: a word per descriptor that describes its maker's mm; it reads

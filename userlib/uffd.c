@@ -170,13 +170,31 @@ static bool holds_uffd(void)
 	return found;
 }
 
+int mr_uffd_own(void)
+{
+	return get_own_fd();
+}
+
+void mr_uffd_unregister(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_range range = { .start = start, .len = len };
+
+	/*
+	 * Unregistering wakes the faults waiting on us before it clears the
+	 * VMA's flags, and a fault taken under the per-VMA lock can still
+	 * queue in between: wake the range again once it is clear.
+	 */
+	if (ioctl(fd, UFFDIO_UNREGISTER, &range) ||
+	    ioctl(fd, UFFDIO_WAKE, &range))
+		drop_own_fd(fd);
+}
+
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 {
 	struct uffdio_register reg = {
 		.range = { .start = start, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
-	struct uffdio_range range = { .start = start, .len = len };
 	unsigned int vmf;
 	int fd = get_own_fd(), err;
 	struct mr_vma v;
@@ -184,15 +202,7 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 
 	if (fd >= 0) {
 		if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
-			/*
-			 * Unregistering wakes the faults waiting on us before
-			 * it clears the VMA's flags, and a fault taken under
-			 * the per-VMA lock can still queue in between: wake
-			 * the range again once it is clear.
-			 */
-			if (ioctl(fd, UFFDIO_UNREGISTER, &range) ||
-			    ioctl(fd, UFFDIO_WAKE, &range))
-				drop_own_fd(fd);
+			mr_uffd_unregister(fd, start, len);
 			*registered = false;
 			return 0;
 		}

@@ -21,18 +21,31 @@
 
 #define MREMAP_RETAIN_FEAT_MOVE		(1U << 0)	/* MREMAP_RETAIN_IOC_MOVE */
 #define MREMAP_RETAIN_FEAT_DECOMMIT	(1U << 1)	/* MREMAP_RETAIN_IOC_DECOMMIT */
+#define MREMAP_RETAIN_FEAT_ALIKE	(1U << 2)	/* MREMAP_RETAIN_MOVE_ALIKE */
 
 /* Flags of struct mremap_retain_move (same values as the library's). */
 #define MREMAP_RETAIN_MOVE_FIXED	0x1U	/* new_addr is the destination */
 #define MREMAP_RETAIN_MOVE_NOREPLACE	0x2U	/* with FIXED: EEXIST if occupied */
+#define MREMAP_RETAIN_MOVE_ALIKE	0x4U	/* with FIXED: 1 if alike, see below */
 #define MREMAP_RETAIN_MOVE_FLAGS	(MREMAP_RETAIN_MOVE_FIXED | \
-					 MREMAP_RETAIN_MOVE_NOREPLACE)
+					 MREMAP_RETAIN_MOVE_NOREPLACE | \
+					 MREMAP_RETAIN_MOVE_ALIKE)
 
 /*
  * Move [old_addr, old_addr + old_size) to a new mapping of new_size bytes and
  * leave the source mapped as fresh zero-fill anonymous memory.  Sizes are
  * rounded up to the page size.  new_addr is a hint, or the destination with
  * MREMAP_RETAIN_MOVE_FIXED; on success it is set to the destination.
+ *
+ * With MREMAP_RETAIN_MOVE_ALIKE (only where MREMAP_RETAIN_FEAT_ALIKE is
+ * announced, EINVAL elsewhere) and FIXED without NOREPLACE, a source that
+ * is one VMA and a destination inside one VMA alike to it (private
+ * anonymous, readable and writable, not locked, sealed or registered with
+ * userfaultfd, and the same flags, page protection, NUMA policy and name)
+ * are left as they are and the ioctl returns 1: the caller may move the
+ * pages into the destination's own mapping (UFFDIO_MOVE), which ends as
+ * this move would but for its VMA boundaries.  Otherwise the flag changes
+ * nothing.
  */
 struct mremap_retain_move {
 	__u64 old_addr;

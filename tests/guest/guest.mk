@@ -10,7 +10,7 @@
 # With MREMAP_RETAIN_TEST_HOST=1 in the environment they also run on a host
 # without the module, skipping what needs it (development only).
 
-GUEST_ROOT_NAMES := semantics parts errno accounting threads module_only decommit lsm memcg faults states limits leaks isolation stress_short fuzz unload
+GUEST_ROOT_NAMES := semantics parts alike errno accounting threads module_only decommit lsm memcg faults states limits leaks isolation stress_short fuzz unload
 GUEST_USER_NAMES := user isolation
 
 GUEST_TESTS_ROOT := $(GUEST_ROOT_NAMES:%=$(BUILD)/guest/%)

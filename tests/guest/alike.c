@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/*
+ * alike.c - a FIXED move into a mapping alike to the source's
+ * (MREMAP_RETAIN_MOVE_ALIKE, userlib/move_into.c): where the module
+ * announces MREMAP_RETAIN_FEAT_ALIKE, the ioctl answers 1 and changes
+ * nothing for an alike destination, and moves as before for any other;
+ * the library then moves the pages into the destination's mapping, which
+ * keeps the number of mappings, and ends as the move by page tables would:
+ * the same pages, the source fresh, growth zero, a shrunk source's tail
+ * zero.  Pages the kernel will not move that way (shared with a child
+ * after fork()) take the page-table move, the child's copy untouched.  A
+ * destination whose mapping differs (a madvise flag) gets the source's.
+ * Where the module does not announce it, the flag is EINVAL.
+ */
+#include <sys/ioctl.h>
+
+#include <mremap_retain/ioctl.h>
+
+#include "testlib.h"
+
+#define DEV "/dev/" MREMAP_RETAIN_DEVICE_NAME
+
+static int dev_fd = -1;
+static unsigned int features;
+
+/* Two RW mappings of @len bytes with a gap between them, so that they
+ * never merge: the source's, filled with @seed, and the destination's,
+ * filled with another pattern. */
+static void two_maps(size_t len, uint64_t seed, char **src, char **dst)
+{
+	char *r = tl_map(2 * len + ps, PROT_NONE);
+
+	munmap(r + len, ps);
+	*src = mmap(r, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	*dst = mmap(r + len + ps, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	tl_fill(*src, len, seed);
+	tl_fill(*dst, len, seed + 100);
+}
+
+static int ioctl_move(char *src, size_t os, size_t ns, char *dst,
+		      unsigned int flags, int *err)
+{
+	struct mremap_retain_move m = {
+		.old_addr = (uintptr_t)src, .old_size = os, .new_size = ns,
+		.new_addr = (uintptr_t)dst, .flags = flags,
+	};
+	int rc;
+
+	errno = 0;
+	rc = ioctl(dev_fd, MREMAP_RETAIN_IOC_MOVE, &m);
+	*err = errno;
+	return rc;
+}
+
+static void t_not_announced(void)
+{
+	size_t len = 16 * ps;
+	char *src, *dst;
+	int rc, err;
+
+	two_maps(len, 1, &src, &dst);
+	rc = ioctl_move(src, len, len, dst, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == -1 && err == EINVAL,
+	       "no FEAT_ALIKE on %s: MOVE_ALIKE is EINVAL (%s)", tl_kernel,
+	       tl_errname(err));
+	tap_ok(tl_check(src, len, 1), "... the source unchanged");
+	munmap(src, 2 * len + ps);
+}
+
+/* The ioctl: 1 and nothing changed for an alike destination. */
+static void t_ioctl(void)
+{
+	static struct tl_snap a, b;
+	size_t len = 16 * ps;
+	char *src, *dst;
+	int rc, err;
+
+	two_maps(len, 2, &src, &dst);
+	tl_snapshot(&a);
+	rc = ioctl_move(src, len, len, dst, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tl_snapshot(&b);
+	tap_ok(rc == 1, "ALIKE, alike destination: returns 1 (%d, %s)", rc,
+	       tl_errname(err));
+	tap_ok(tl_snap_equal(&a, &b) && tl_check(src, len, 2) &&
+	       tl_check(dst, len, 102), "... nothing changed");
+
+	/* Not alike: a read-only destination moves by page tables. */
+	mprotect(dst, len, PROT_READ);
+	rc = ioctl_move(src, len, len, dst, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == 0 && tl_check(dst, len, 2) && tl_zero(src, len) &&
+	       !strcmp(tl_perms(dst), "rw-p"),
+	       "ALIKE, read-only destination: moved by page tables (%d, %s)",
+	       rc, tl_errname(err));
+
+	/* Not alike: a destination across two mappings. */
+	tl_fill(dst, len, 3);
+	mprotect(src, len / 2, PROT_READ);
+	rc = ioctl_move(dst, len, len, src, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == 0 && tl_check(src, len, 3),
+	       "ALIKE, destination of two mappings: moved (%d, %s)", rc,
+	       tl_errname(err));
+
+	/* Without FIXED the flag changes nothing. */
+	rc = ioctl_move(src, len, len, NULL, MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == 0, "ALIKE without FIXED: a plain move (%d, %s)", rc,
+	       tl_errname(err));
+	munmap(src, 2 * len + ps);
+}
+
+/* The library: the pages move into the destination's mapping. */
+static void t_into(size_t os, size_t ns, const char *what)
+{
+	size_t len = os > ns ? os : ns, n = os < ns ? os : ns;
+	int64_t pfn0;
+	char *src, *dst, *r;
+	int before;
+
+	two_maps(len, 4, &src, &dst);
+	pfn0 = tl_pfn(src + n - ps);
+	before = tl_count_maps();
+	r = mremap_retain(src, os, ns, MREMAP_RETAIN_FIXED, dst);
+	tap_ok(r == dst, "[%s] into an alike mapping, %s: moved (%s)", BN,
+	       what, r == dst ? "ok" : strerror(errno));
+	if (r != dst) {
+		munmap(src, 2 * len + ps);
+		return;
+	}
+	if (features & MREMAP_RETAIN_FEAT_ALIKE)
+		tap_ok(tl_count_maps() == before,
+		       "[%s] %s: no mapping made (%d -> %d)", BN, what, before,
+		       tl_count_maps());
+	else
+		tl_skipf("[%s] %s: no FEAT_ALIKE, moved by page tables", BN,
+			 what);
+	tap_ok(tl_check(dst, n, 4) && tl_zero(dst + n, ns - n),
+	       "[%s] %s: the bytes moved, growth zero", BN, what);
+	tap_ok(!strcmp(tl_perms(src), "rw-p") && tl_zero(src, os),
+	       "[%s] %s: the source mapped and zero", BN, what);
+	if (pfn0 > 0)
+		tap_ok(tl_pfn(dst + n - ps) == pfn0,
+		       "[%s] %s: the same page (pfn %#llx -> %#llx)", BN, what,
+		       (long long)pfn0, (long long)tl_pfn(dst + n - ps));
+	else
+		tl_skipf("[%s] %s: pagemap PFNs unreadable", BN, what);
+	munmap(src, 2 * len + ps);
+}
+
+/* After fork() the child shares the pages: the parent's move cannot take
+ * them into the mapping and moves by page tables; the child sees its own
+ * bytes throughout.  With @half, the parent first writes the first half
+ * (its own pages again), so that the kernel moves those and stops at the
+ * second: they go back before the page-table move. */
+struct forked {
+	char *src;
+	size_t len;
+	int go[2];
+};
+
+static int child_keeps(void *arg, char *msg, size_t cap)
+{
+	struct forked *f = arg;
+	char c;
+
+	if (read(f->go[0], &c, 1) != 1)
+		return snprintf(msg, cap, "no word from the parent"), 1;
+	if (!tl_check(f->src, f->len, 5))
+		return snprintf(msg, cap, "the child's bytes changed"), 1;
+	return 0;
+}
+
+static void t_forked(int half)
+{
+	struct forked f = { .len = 64 * ps };
+	char *dst, *r, msg[512];
+	pid_t pid;
+	int st;
+
+	two_maps(f.len, 5, &f.src, &dst);
+	if (pipe(f.go)) {
+		tap_ok(0, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		msg[0] = 0;
+		st = child_keeps(&f, msg, sizeof(msg));
+		if (st)
+			fprintf(stderr, "# child: %s\n", msg);
+		_exit(st);
+	}
+	if (half)
+		tl_fill_range(f.src, 0, f.len / 2, 5);
+	r = mremap_retain(f.src, f.len, f.len, MREMAP_RETAIN_FIXED, dst);
+	tap_ok(r == dst && tl_check(dst, f.len, 5) && tl_zero(f.src, f.len),
+	       "[%s] pages shared with a child%s: moved all the same (%s)", BN,
+	       half ? " but the first half" : "",
+	       r == dst ? "ok" : strerror(errno));
+	if (write(f.go[1], "x", 1) != 1)
+		tap_diag("write to the child: %s", strerror(errno));
+	tap_ok(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       !WEXITSTATUS(st), "[%s] ... the child's copy untouched", BN);
+	close(f.go[0]);
+	close(f.go[1]);
+	munmap(f.src, 2 * f.len + ps);
+}
+
+/* A destination mapping with another madvise flag is not alike: the
+ * destination gets the source's flags, as by page tables. */
+static void t_other_flags(void)
+{
+	size_t len = 16 * ps;
+	char *src, *dst, *r;
+
+	two_maps(len, 6, &src, &dst);
+	madvise(dst, len, MADV_DONTDUMP);
+	r = mremap_retain(src, len, len, MREMAP_RETAIN_FIXED, dst);
+	tap_ok(r == dst && tl_check(dst, len, 6) &&
+	       tl_smaps_flag(dst, "dd") == 0,
+	       "[%s] a destination with MADV_DONTDUMP: the source's flags (dd %d)",
+	       BN, tl_smaps_flag(dst, "dd"));
+	munmap(src, 2 * len + ps);
+}
+
+static void library(void)
+{
+	t_into(16 * ps, 16 * ps, "same size");
+	t_into(8 * ps, 32 * ps, "growth");
+	t_into(32 * ps, 8 * ps, "shrink");
+	t_forked(0);
+	t_forked(1);
+	t_other_flags();
+}
+
+int main(void)
+{
+	struct mremap_retain_info info = { 0 };
+
+	tl_start("alike");
+	dev_fd = open(DEV, O_RDWR | O_CLOEXEC);
+	if (dev_fd < 0 || ioctl(dev_fd, MREMAP_RETAIN_IOC_INFO, &info)) {
+		if (tl_host)
+			tap_skip("alike: module not loaded");
+		else
+			tap_ok(0, DEV ": %s", strerror(errno));
+		return tap_done();
+	}
+	features = info.features;
+	tap_diag("FEAT_ALIKE %s on %s", features & MREMAP_RETAIN_FEAT_ALIKE ?
+		 "announced" : "not announced", tl_kernel);
+	if (features & MREMAP_RETAIN_FEAT_ALIKE)
+		t_ioctl();
+	else
+		t_not_announced();
+	if (tl_use_backend(MREMAP_RETAIN_BACKEND_MODULE, "alike"))
+		library();
+	close(dev_fd);
+	return tap_done();
+}
