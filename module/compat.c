@@ -22,7 +22,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
-#include <linux/mm_inline.h>
 #include <linux/mman.h>
 #include <linux/mempolicy.h>
 #include <linux/ksm.h>
@@ -358,7 +357,7 @@ bool mrr_vma_same_policy(struct vm_area_struct *a, struct vm_area_struct *b)
 bool mrr_vma_same_name(struct vm_area_struct *a, struct vm_area_struct *b)
 {
 #ifdef CONFIG_ANON_VMA_NAME
-	return anon_vma_name_eq(a->anon_name, b->anon_name);
+	return a->anon_name == b->anon_name;
 #else
 	return true;
 #endif

@@ -24,8 +24,8 @@ void mrr_vma_clear_flags(struct vm_area_struct *vma, vm_flags_t flags);
 bool mrr_vma_sealed(struct vm_area_struct *vma);
 bool mrr_vma_uffd_registered(struct vm_area_struct *vma);
 /*
- * The same NUMA policy (the same object; two equal copies count as
- * different) and the same name (anonymous VMA names, 5.17+)?
+ * The same NUMA policy and the same name (anonymous VMA names, 5.17+)?
+ * Each by its object: two equal copies count as different.
  */
 bool mrr_vma_same_policy(struct vm_area_struct *a, struct vm_area_struct *b);
 bool mrr_vma_same_name(struct vm_area_struct *a, struct vm_area_struct *b);
@@ -77,6 +77,13 @@ int mrr_security_protect_none(struct vm_area_struct *vma);
  */
 int mrr_protect(struct mm_struct *mm, unsigned long start, unsigned long end,
 		vm_flags_t newflags);
+
+/* VMAs that may hold guard region markers (7.x). */
+#ifdef VM_MAYBE_GUARD
+#define MRR_VM_MAYBE_GUARD	VM_MAYBE_GUARD
+#else
+#define MRR_VM_MAYBE_GUARD	VM_NONE
+#endif
 
 /* Shadow stacks (6.6+) are anonymous too, but not released like memory. */
 #ifdef VM_SHADOW_STACK

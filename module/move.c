@@ -202,15 +202,24 @@ static long mrr_check_parts(struct mm_struct *mm, struct mrr_plan *p)
  * differs from the source's (one VMA, already checked) in nothing this
  * move would give it?  Then the caller moves the pages into it instead
  * (the UAPI header).  Only read-write memory, so that the caller can
- * always copy back what it could not move back.
+ * always copy back what it could not move back.  Not for KSM memory
+ * (UFFDIO_MOVE drops a KSM zero page without its count), nor where guard
+ * regions may be (MADV_DONTNEED keeps their markers, which an unmap would
+ * drop), nor where this move would take a huge PMD whole (source and
+ * destination congruent modulo PMD_SIZE over an aligned PMD), which
+ * UFFDIO_MOVE would split.
  */
 static bool mrr_alike(struct mm_struct *mm, const struct mrr_plan *p)
 {
-	const vm_flags_t refused = VM_LOCKED | VM_LOCKONFAULT;
+	const vm_flags_t refused = VM_LOCKED | VM_LOCKONFAULT | VM_MERGEABLE |
+				   MRR_VM_MAYBE_GUARD;
 	struct vm_area_struct *src = p->first, *dst;
 
 	if (!(p->flags & MREMAP_RETAIN_MOVE_ALIKE) || !mrr_fixed(p) ||
 	    (p->flags & MREMAP_RETAIN_MOVE_NOREPLACE) || p->nparts != 1)
+		return false;
+	if (!((p->old_addr ^ p->new_addr) & ~PMD_MASK) &&
+	    ALIGN(p->old_addr, PMD_SIZE) + PMD_SIZE <= p->old_addr + p->move_len)
 		return false;
 	dst = mrr_vma_lookup(mm, p->new_addr);
 	if (!dst || dst->vm_end < p->new_addr + p->new_len)
@@ -524,8 +533,6 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	err = mrr_check_parts(mm, p);
 	if (err)
 		return err;
-	if (mrr_alike(mm, p))
-		return MRR_MOVE_ALIKE;
 	err = mrr_fixed(p) ? mrr_check_destination(mm, p) :
 			     mrr_choose_destination(p->first, p);
 	if (err)
@@ -545,6 +552,9 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	if (grow > p->dest_locked &&
 	    !mrr_mlock_ok(mm, (grow - p->dest_locked) << PAGE_SHIFT))
 		return -EAGAIN;
+	/* Only now: should the caller's own move fail, this one must not. */
+	if (mrr_alike(mm, p))
+		return MRR_MOVE_ALIKE;
 
 	err = mrr_store_result(p, result);
 	if (err)

@@ -18,14 +18,21 @@
  * UFFDIO_MOVE wants the destination registered with the caller's
  * userfaultfd: the library's own (uffd.c), for missing faults, which
  * no other thread takes there meanwhile (the range is being replaced).
- * The destination is emptied first (it is replaced, as by
- * mremap(MREMAP_FIXED)).  The kernel refuses some pages part way (shared
+ * Signals stay blocked meanwhile, so that no handler of this thread, and
+ * no thread that stops this one with a signal and then reads the range (a
+ * collector's stop-the-world), waits for ever on that registration.  The
+ * destination is emptied first (it is replaced, as by
+ * mremap(MREMAP_FIXED)); the module said yes only once every check of its
+ * own move had passed, so that its move, should this one stop, fails only
+ * for a race or a kernel out of memory.  The kernel refuses some pages part way (shared
  * with a child after fork(), pinned, KSM): what moved goes back, and the
  * module moves the source by page tables.  Not above MR_INTO_MAX: the
  * kernel takes each page in turn where mremap() moves whole page tables.
  */
 #include <errno.h>
 #include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -110,22 +117,27 @@ int mr_move_into(const struct mr_req *r, void **out)
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
 	int fd = mr_uffd_own();
-	size_t moved;
+	sigset_t all, old;
+	size_t moved = 0;
 
-	if (fd < 0 || ioctl(fd, UFFDIO_REGISTER, &reg))
+	if (fd < 0)
 		return 1;
-	if (!(reg.ioctls & ((uint64_t)1 << _UFFDIO_MOVE))) {
-		mr_uffd_unregister(fd, dst, r->new_size);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
-	madvise((void *)dst, r->new_size, MADV_DONTNEED);
-	moved = uffd_move(fd, dst, src, n);
+	if ((reg.ioctls & ((uint64_t)1 << _UFFDIO_MOVE)) &&
+	    !madvise((void *)dst, r->new_size, MADV_DONTNEED))
+		moved = uffd_move(fd, dst, src, n);
 	mr_uffd_unregister(fd, dst, r->new_size);
-	if (moved < n) {
-		if (moved)
-			move_back(fd, dst, src, moved);
+	if (moved && moved < n)
+		move_back(fd, dst, src, moved);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (moved < n)
 		return 1;
-	}
+	/* As MADV_DONTNEED fails only for the arguments, and those passed. */
 	if (n < r->old_size)
 		madvise((void *)(src + n), r->old_size - n, MADV_DONTNEED);
 	*out = (void *)dst;

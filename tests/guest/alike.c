@@ -106,11 +106,55 @@ static void t_ioctl(void)
 	       "ALIKE, destination of two mappings: moved (%d, %s)", rc,
 	       tl_errname(err));
 
+	munmap(dst < src ? dst : src, 2 * len + ps);
+
+	/* Not alike: KSM memory (MADV_MERGEABLE on both). */
+	two_maps(len, 7, &src, &dst);
+	if (!madvise(src, len, MADV_MERGEABLE) && !madvise(dst, len, MADV_MERGEABLE)) {
+		rc = ioctl_move(src, len, len, dst, MREMAP_RETAIN_MOVE_FIXED |
+				MREMAP_RETAIN_MOVE_ALIKE, &err);
+		tap_ok(rc == 0 && tl_check(dst, len, 7),
+		       "ALIKE, KSM mappings: moved by page tables (%d, %s)", rc,
+		       tl_errname(err));
+	} else {
+		tl_skipf("ALIKE, KSM mappings: MADV_MERGEABLE: %s", strerror(errno));
+	}
+	munmap(src, 2 * len + ps);
+	src = NULL;
+
 	/* Without FIXED the flag changes nothing. */
+	two_maps(len, 8, &src, &dst);
 	rc = ioctl_move(src, len, len, NULL, MREMAP_RETAIN_MOVE_ALIKE, &err);
 	tap_ok(rc == 0, "ALIKE without FIXED: a plain move (%d, %s)", rc,
 	       tl_errname(err));
 	munmap(src, 2 * len + ps);
+}
+
+/* Where the move would take a huge PMD whole (source and destination
+ * congruent modulo 2 MiB over an aligned 2 MiB), page tables, which keep
+ * it huge; one page off, alike.  Three 2 MiB-aligned read-write regions
+ * of 6 MiB: the source, and a destination for each case. */
+static void t_pmd(void)
+{
+	size_t H = 2UL << 20, len = 2 * H, reg = len + H;
+	char *raw = tl_map(4 * reg, PROT_NONE);
+	char *a = (char *)(((uintptr_t)raw + H - 1) & ~(H - 1));
+	int i, rc, err;
+
+	for (i = 0; i < 3; i++)
+		mmap(a + i * reg, reg - H / 2, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	tl_fill(a, len, 9);
+	rc = ioctl_move(a, len, len, a + reg, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == 0 && tl_check(a + reg, len, 9),
+	       "ALIKE, congruent over an aligned 2 MiB: moved by page tables (%d, %s)",
+	       rc, tl_errname(err));
+	rc = ioctl_move(a, len, len, a + 2 * reg + ps, MREMAP_RETAIN_MOVE_FIXED |
+			MREMAP_RETAIN_MOVE_ALIKE, &err);
+	tap_ok(rc == 1, "ALIKE, the same one page off: alike (%d, %s)", rc,
+	       tl_errname(err));
+	munmap(raw, 4 * reg);
 }
 
 /* The library: the pages move into the destination's mapping. */
@@ -253,9 +297,10 @@ int main(void)
 	features = info.features;
 	tap_diag("FEAT_ALIKE %s on %s", features & MREMAP_RETAIN_FEAT_ALIKE ?
 		 "announced" : "not announced", tl_kernel);
-	if (features & MREMAP_RETAIN_FEAT_ALIKE)
+	if (features & MREMAP_RETAIN_FEAT_ALIKE) {
 		t_ioctl();
-	else
+		t_pmd();
+	} else
 		t_not_announced();
 	if (tl_use_backend(MREMAP_RETAIN_BACKEND_MODULE, "alike"))
 		library();

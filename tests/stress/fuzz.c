@@ -48,6 +48,8 @@ static const struct canary cans[] = {
 #define NCAN (sizeof(cans) / sizeof(cans[0]))
 
 static int fd, memfd;
+/* FIXED | NOREPLACE, and ALIKE where the module announces it. */
+static uint32_t known_flags = MREMAP_RETAIN_MOVE_FIXED | MREMAP_RETAIN_MOVE_NOREPLACE;
 static char *arena, *far;
 static struct tl_snap base_snap, cur_snap;
 static uint64_t rng;
@@ -170,9 +172,14 @@ static int canaries_in_place(void)
 	return intact();
 }
 
+/* What mv() returns for the ALIKE answer: nothing moved. */
+#define MV_ALIKE	(-1)
+
 static int mv(struct mremap_retain_move *m)
 {
-	return ioctl(fd, MREMAP_RETAIN_IOC_MOVE, m) ? errno : 0;
+	int rc = ioctl(fd, MREMAP_RETAIN_IOC_MOVE, m);
+
+	return rc == 1 ? MV_ALIKE : rc ? errno : 0;
 }
 
 static const char *fmt_move(const struct mremap_retain_move *m)
@@ -228,7 +235,8 @@ static int check_success(const struct mremap_retain_move *in,
 		prot = PROT_NONE;
 	if ((ci < 0 && !in_far) || in->old_addr % ps || !in->old_size || !in->new_size ||
 	    os < in->old_size || ns < in->new_size || in->reserved ||
-	    (in->flags & ~3U) || in->flags == MREMAP_RETAIN_MOVE_NOREPLACE ||
+	    (in->flags & ~known_flags) ||
+	    (in->flags & 3) == MREMAP_RETAIN_MOVE_NOREPLACE ||
 	    ((in->flags & 1) && in->new_addr < in->old_addr + os &&
 	     in->old_addr < in->new_addr + ns)) {
 		tap_diag("success of an invalid request: %s", fmt_move(in));
@@ -294,7 +302,13 @@ static void call(struct cls *c, struct mremap_retain_move *m, const int *allow,
 		build();
 		return;
 	}
-	for (i = 0; allow[i]; i++)
+	/* The ALIKE answer (a FIXED destination inside a read-write canary):
+	 * nothing may have changed, as for a failure. */
+	fine = e == MV_ALIKE &&
+	       (in.flags & known_flags & ~MREMAP_RETAIN_MOVE_NOREPLACE) ==
+	       (MREMAP_RETAIN_MOVE_FIXED | MREMAP_RETAIN_MOVE_ALIKE) &&
+	       !(in.flags & ~known_flags) && !in.reserved;
+	for (i = 0; allow[i] && e != MV_ALIKE; i++)
 		fine |= allow[i] == e;
 	if (!fine) {
 		c->bad_errno++;
@@ -462,7 +476,7 @@ static void fields(void)
 	for (i = 0; i < 32; i++) {
 		m = (struct mremap_retain_move){ a, len, len, 0, 0, 1U << i };
 		call(&inval, &m, E_INVAL, 0);
-		if (i >= 2) {
+		if ((1U << i) & ~known_flags) {
 			m = (struct mremap_retain_move){ a, len, len, 0, 1U << i, 0 };
 			call(&inval, &m, E_INVAL, 0);
 		}
@@ -511,8 +525,9 @@ static void fields(void)
 		call(&wrap, &m, E_RANGE, 1);
 	}
 
-	/* Flags 0..3 with each size change; FIXED into the freed far range. */
-	for (i = 0; i < 4; i++)
+	/* Every known flag combination with each size change; FIXED into
+	 * the freed far range (never alike: nothing is mapped there). */
+	for (i = 0; i <= known_flags; i++)
 		for (j = 0; j < 3; j++) {
 			uint64_t ns = j == 0 ? len : j == 1 ? 2 * len : ps;
 			struct mremap_retain_move in = {
@@ -521,7 +536,7 @@ static void fields(void)
 			int e;
 
 			m = in;
-			if (i == 2) {
+			if ((i & 3) == MREMAP_RETAIN_MOVE_NOREPLACE) {
 				call(&flags, &m, E_INVAL, 0);
 				continue;
 			}
@@ -537,7 +552,7 @@ static void fields(void)
 			if (!e)
 				munmap((void *)(uintptr_t)m.new_addr, ns);
 			build();
-			if (i == 3) {	/* FIXED|NOREPLACE onto a canary */
+			if ((i & 3) == 3) {	/* FIXED|NOREPLACE onto a canary */
 				m = (struct mremap_retain_move){ a, len, ns,
 					(uintptr_t)can_addr(3), i, 0 };
 				call(&flags, &m, (const int[]){ EEXIST, 0 }, 0);
@@ -591,7 +606,7 @@ static void random_loop(unsigned long iters, double until)
 		struct mremap_retain_move m = {
 			.old_addr = pick_addr(), .old_size = pick_size(),
 			.new_size = pick_size(), .new_addr = pick_addr(),
-			.flags = rnd() % 8 ? rnd() % 4 : (uint32_t)rnd(),
+			.flags = rnd() % 8 ? rnd() % (known_flags + 1) : (uint32_t)rnd(),
 			.reserved = rnd() % 8 ? 0 : (uint32_t)rnd(),
 		};
 
@@ -651,6 +666,8 @@ int main(int argc, char **argv)
 	tap_ok(i == 0 && info.abi_version == MREMAP_RETAIN_ABI_VERSION &&
 	       (info.features & MREMAP_RETAIN_FEAT_MOVE),
 	       "INFO: ABI version %u, features %#x", info.abi_version, info.features);
+	if (info.features & MREMAP_RETAIN_FEAT_ALIKE)
+		known_flags |= MREMAP_RETAIN_MOVE_ALIKE;
 
 	memfd = (int)syscall(SYS_memfd_create, "fuzz_canary", 0);
 	if (memfd < 0 || ftruncate(memfd, 4 * ps)) {
