@@ -91,9 +91,12 @@ static void move_back(int fd, uintptr_t dst, uintptr_t src, size_t moved)
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
 	size_t back = 0;
+	int rc = ioctl(fd, UFFDIO_REGISTER, &reg);
 
-	if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
-		back = uffd_move(fd, src, dst, moved);
+	/* ENOMEM part way may leave part registered; nothing else does. */
+	if (!rc || errno == ENOMEM) {
+		if (!rc)
+			back = uffd_move(fd, src, dst, moved);
 		mr_uffd_unregister(fd, src, moved);
 	}
 	if (back < moved)
@@ -125,6 +128,9 @@ int mr_move_into(const struct mr_req *r, void **out)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		/* Part of it may be registered (ENOMEM part way). */
+		if (errno == ENOMEM)
+			mr_uffd_unregister(fd, dst, r->new_size);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}

@@ -182,14 +182,21 @@ int mr_uffd_own(void)
 void mr_uffd_unregister(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_range range = { .start = start, .len = len };
+	int tries = 3;
 
 	/*
 	 * Unregistering wakes the faults waiting on us before it clears the
 	 * VMA's flags, and a fault taken under the per-VMA lock can still
-	 * queue in between: wake the range again once it is clear.
+	 * queue in between: wake the range again once it is clear.  It can
+	 * fail for memory (a split); dropping the context is the last resort,
+	 * and no sure one: a child forked meanwhile keeps it alive.
 	 */
-	if (ioctl(fd, UFFDIO_UNREGISTER, &range) ||
-	    ioctl(fd, UFFDIO_WAKE, &range))
+	while (ioctl(fd, UFFDIO_UNREGISTER, &range))
+		if (!--tries) {
+			drop_own_fd(fd);
+			return;
+		}
+	if (ioctl(fd, UFFDIO_WAKE, &range))
 		drop_own_fd(fd);
 }
 
@@ -214,10 +221,11 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		rc = ioctl(fd, UFFDIO_REGISTER, &reg);
-		if (!rc)
+		err = rc ? errno : 0;
+		/* ENOMEM part way through several mappings may leave some
+		 * registered; the other refusals change nothing. */
+		if (!rc || err == ENOMEM)
 			mr_uffd_unregister(fd, start, len);
-		else
-			err = errno;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (!rc || err == EBUSY) {
 			*registered = rc != 0;

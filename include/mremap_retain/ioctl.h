@@ -23,7 +23,8 @@
 #define MREMAP_RETAIN_FEAT_DECOMMIT	(1U << 1)	/* MREMAP_RETAIN_IOC_DECOMMIT */
 #define MREMAP_RETAIN_FEAT_ALIKE	(1U << 2)	/* MREMAP_RETAIN_MOVE_ALIKE */
 
-/* Flags of struct mremap_retain_move (same values as the library's). */
+/* Flags of struct mremap_retain_move (FIXED and NOREPLACE have the
+ * library's values). */
 #define MREMAP_RETAIN_MOVE_FIXED	0x1U	/* new_addr is the destination */
 #define MREMAP_RETAIN_MOVE_NOREPLACE	0x2U	/* with FIXED: EEXIST if occupied */
 #define MREMAP_RETAIN_MOVE_ALIKE	0x4U	/* with FIXED: 1 if alike, see below */
@@ -40,12 +41,14 @@
  * With MREMAP_RETAIN_MOVE_ALIKE (only where MREMAP_RETAIN_FEAT_ALIKE is
  * announced, EINVAL elsewhere) and FIXED without NOREPLACE, a source that
  * is one VMA and a destination inside one VMA alike to it (private
- * anonymous, readable and writable, not locked, sealed or registered with
- * userfaultfd, and the same flags, page protection, NUMA policy and name)
- * are left as they are and the ioctl returns 1: the caller may move the
- * pages into the destination's own mapping (UFFDIO_MOVE), which ends as
- * this move would but for its VMA boundaries.  Otherwise the flag changes
- * nothing.
+ * anonymous, readable and writable, not locked, sealed, registered with
+ * userfaultfd, mergeable by KSM or holding guard regions, and the same
+ * flags but soft-dirty, page protection, NUMA policy and name), for a
+ * move that would not carry a huge PMD whole, are left as they are and
+ * the ioctl returns 1, once every check of the move has passed (an error
+ * comes first): the caller may move the pages into the destination's
+ * own mapping (UFFDIO_MOVE), which ends as this move would but for its
+ * VMA boundaries.  Otherwise the flag changes nothing.
  */
 struct mremap_retain_move {
 	__u64 old_addr;

@@ -23,18 +23,24 @@
 static int dev_fd = -1;
 static unsigned int features;
 
-/* Two RW mappings of @len bytes with a gap between them, so that they
- * never merge: the source's, filled with @seed, and the destination's,
- * filled with another pattern. */
+/* Two RW mappings with a gap between them, so that they never merge: the
+ * source's, @len bytes filled with @seed, and the destination's, a page
+ * longer at each end than the @len bytes at *dst (so that a move by page
+ * tables would cut it in three), filled with another pattern.  TWO_LEN:
+ * the span to unmap from *src. */
+#define TWO_LEN(len)	(2 * (len) + 3 * ps)
+
 static void two_maps(size_t len, uint64_t seed, char **src, char **dst)
 {
-	char *r = tl_map(2 * len + ps, PROT_NONE);
+	char *r = tl_map(TWO_LEN(len), PROT_NONE);
 
 	munmap(r + len, ps);
 	*src = mmap(r, len, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	*dst = mmap(r + len + ps, len, PROT_READ | PROT_WRITE,
+	*dst = mmap(r + len + ps, len + 2 * ps, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	tl_fill(*dst, len + 2 * ps, seed + 100);
+	*dst += ps;
 	tl_fill(*src, len, seed);
 	tl_fill(*dst, len, seed + 100);
 }
@@ -67,7 +73,7 @@ static void t_not_announced(void)
 	       "no FEAT_ALIKE on %s: MOVE_ALIKE is EINVAL (%s)", tl_kernel,
 	       tl_errname(err));
 	tap_ok(tl_check(src, len, 1), "... the source unchanged");
-	munmap(src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 }
 
 /* The ioctl: 1 and nothing changed for an alike destination. */
@@ -75,7 +81,8 @@ static void t_ioctl(void)
 {
 	static struct tl_snap a, b;
 	size_t len = 16 * ps;
-	char *src, *dst;
+	char *src, *dst, *q;
+	uintptr_t end = 0;
 	int rc, err;
 
 	two_maps(len, 2, &src, &dst);
@@ -97,16 +104,23 @@ static void t_ioctl(void)
 	       "ALIKE, read-only destination: moved by page tables (%d, %s)",
 	       rc, tl_errname(err));
 
-	/* Not alike: a destination across two mappings. */
+	/* Not alike: a destination across two read-write mappings of
+	 * different origins (the second half's pages moved in from
+	 * elsewhere, so it does not merge with the first). */
 	tl_fill(dst, len, 3);
-	mprotect(src, len / 2, PROT_READ);
+	q = tl_map(len / 2, PROT_READ | PROT_WRITE);
+	tl_fill(q, len / 2, 4);
+	q = mremap(q, len / 2, len / 2, MREMAP_MAYMOVE | MREMAP_FIXED, src + len / 2);
+	tap_ok(q == src + len / 2 && tl_vma(src, NULL, &end, NULL) &&
+	       end == (uintptr_t)q && !strcmp(tl_perms(q), "rw-p"),
+	       "... the destination is two read-write mappings");
 	rc = ioctl_move(dst, len, len, src, MREMAP_RETAIN_MOVE_FIXED |
 			MREMAP_RETAIN_MOVE_ALIKE, &err);
 	tap_ok(rc == 0 && tl_check(src, len, 3),
 	       "ALIKE, destination of two mappings: moved (%d, %s)", rc,
 	       tl_errname(err));
 
-	munmap(dst < src ? dst : src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 
 	/* Not alike: KSM memory (MADV_MERGEABLE on both). */
 	two_maps(len, 7, &src, &dst);
@@ -119,7 +133,7 @@ static void t_ioctl(void)
 	} else {
 		tl_skipf("ALIKE, KSM mappings: MADV_MERGEABLE: %s", strerror(errno));
 	}
-	munmap(src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 	src = NULL;
 
 	/* Without FIXED the flag changes nothing. */
@@ -127,7 +141,7 @@ static void t_ioctl(void)
 	rc = ioctl_move(src, len, len, NULL, MREMAP_RETAIN_MOVE_ALIKE, &err);
 	tap_ok(rc == 0, "ALIKE without FIXED: a plain move (%d, %s)", rc,
 	       tl_errname(err));
-	munmap(src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 }
 
 /* Where the move would take a huge PMD whole (source and destination
@@ -172,7 +186,7 @@ static void t_into(size_t os, size_t ns, const char *what)
 	tap_ok(r == dst, "[%s] into an alike mapping, %s: moved (%s)", BN,
 	       what, r == dst ? "ok" : strerror(errno));
 	if (r != dst) {
-		munmap(src, 2 * len + ps);
+		munmap(src, TWO_LEN(len));
 		return;
 	}
 	if (features & MREMAP_RETAIN_FEAT_ALIKE)
@@ -192,7 +206,7 @@ static void t_into(size_t os, size_t ns, const char *what)
 		       (long long)pfn0, (long long)tl_pfn(dst + n - ps));
 	else
 		tl_skipf("[%s] %s: pagemap PFNs unreadable", BN, what);
-	munmap(src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 }
 
 /* After fork() the child shares the pages: the parent's move cannot take
@@ -251,7 +265,7 @@ static void t_forked(int half)
 	       !WEXITSTATUS(st), "[%s] ... the child's copy untouched", BN);
 	close(f.go[0]);
 	close(f.go[1]);
-	munmap(f.src, 2 * f.len + ps);
+	munmap(f.src, TWO_LEN(f.len));
 }
 
 /* A destination mapping with another madvise flag is not alike: the
@@ -268,7 +282,7 @@ static void t_other_flags(void)
 	       tl_smaps_flag(dst, "dd") == 0,
 	       "[%s] a destination with MADV_DONTDUMP: the source's flags (dd %d)",
 	       BN, tl_smaps_flag(dst, "dd"));
-	munmap(src, 2 * len + ps);
+	munmap(src, TWO_LEN(len));
 }
 
 static void library(void)
