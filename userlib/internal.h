@@ -95,8 +95,11 @@ int mr_vmflags(uintptr_t addr, unsigned int *vmf);
  * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell. */
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
 /* This process's own userfaultfd (-1: none to be had here), registered for
- * missing faults by its user, who unregisters with mr_uffd_unregister(). */
+ * missing faults with mr_uffd_register() (0 or an errno value; a refusal
+ * leaves nothing registered; @ioctls, if not NULL, gets what the range
+ * allows) and unregistered with mr_uffd_unregister(). */
 int mr_uffd_own(void);
+int mr_uffd_register(int fd, uintptr_t start, size_t len, uint64_t *ioctls);
 void mr_uffd_unregister(int fd, uintptr_t start, size_t len);
 bool mr_mseal_supported(void);
 

@@ -24,9 +24,9 @@
  * destination is emptied first (it is replaced, as by
  * mremap(MREMAP_FIXED)); the module said yes only once every check of its
  * own move had passed, so that its move, should this one stop, fails only
- * for a race or a kernel out of memory.  The kernel refuses some pages part way (shared
- * with a child after fork(), pinned, KSM): what moved goes back, and the
- * module moves the source by page tables.  Not above MR_INTO_MAX: the
+ * for a race or a kernel out of memory.  The kernel refuses some pages
+ * part way (shared with a child after fork(), pinned): what moved goes
+ * back, and the module moves the source by page tables.  Not above MR_INTO_MAX: the
  * kernel takes each page in turn where mremap() moves whole page tables.
  */
 #include <errno.h>
@@ -86,17 +86,10 @@ static size_t uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len)
  * @src: by UFFDIO_MOVE, else by copying (the mapping is read-write). */
 static void move_back(int fd, uintptr_t dst, uintptr_t src, size_t moved)
 {
-	struct uffdio_register reg = {
-		.range = { .start = src, .len = moved },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
 	size_t back = 0;
-	int rc = ioctl(fd, UFFDIO_REGISTER, &reg);
 
-	/* ENOMEM part way may leave part registered; nothing else does. */
-	if (!rc || errno == ENOMEM) {
-		if (!rc)
-			back = uffd_move(fd, src, dst, moved);
+	if (!mr_uffd_register(fd, src, moved, NULL)) {
+		back = uffd_move(fd, src, dst, moved);
 		mr_uffd_unregister(fd, src, moved);
 	}
 	if (back < moved)
@@ -115,11 +108,8 @@ int mr_move_into(const struct mr_req *r, void **out)
 {
 	size_t n = r->old_size < r->new_size ? r->old_size : r->new_size;
 	uintptr_t src = r->old, dst = r->new_addr;
-	struct uffdio_register reg = {
-		.range = { .start = dst, .len = r->new_size },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
 	int fd = mr_uffd_own();
+	uint64_t ioctls = 0;
 	sigset_t all, old;
 	size_t moved = 0;
 
@@ -127,14 +117,11 @@ int mr_move_into(const struct mr_req *r, void **out)
 		return 1;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
-		/* Part of it may be registered (ENOMEM part way). */
-		if (errno == ENOMEM)
-			mr_uffd_unregister(fd, dst, r->new_size);
+	if (mr_uffd_register(fd, dst, r->new_size, &ioctls)) {
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		return 1;
 	}
-	if ((reg.ioctls & ((uint64_t)1 << _UFFDIO_MOVE)) &&
+	if ((ioctls & ((uint64_t)1 << _UFFDIO_MOVE)) &&
 	    !madvise((void *)dst, r->new_size, MADV_DONTNEED))
 		moved = uffd_move(fd, dst, src, n);
 	mr_uffd_unregister(fd, dst, r->new_size);

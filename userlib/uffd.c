@@ -200,12 +200,29 @@ void mr_uffd_unregister(int fd, uintptr_t start, size_t len)
 		drop_own_fd(fd);
 }
 
-int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
+int mr_uffd_register(int fd, uintptr_t start, size_t len, uint64_t *ioctls)
 {
 	struct uffdio_register reg = {
 		.range = { .start = start, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_MISSING,
 	};
+	int err;
+
+	if (!ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		if (ioctls)
+			*ioctls = reg.ioctls;
+		return 0;
+	}
+	err = errno;
+	/* ENOMEM part way through several mappings leaves those before it
+	 * registered; the other refusals change nothing. */
+	if (err == ENOMEM)
+		mr_uffd_unregister(fd, start, len);
+	return err;
+}
+
+int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
+{
 	unsigned int vmf;
 	int fd = get_own_fd(), err;
 	struct mr_vma v;
@@ -220,14 +237,11 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 		 * before the range is clear again: it would wait for ever. */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
-		rc = ioctl(fd, UFFDIO_REGISTER, &reg);
-		err = rc ? errno : 0;
-		/* ENOMEM part way through several mappings may leave some
-		 * registered; the other refusals change nothing. */
-		if (!rc || err == ENOMEM)
+		rc = mr_uffd_register(fd, start, len, NULL);
+		if (!rc)
 			mr_uffd_unregister(fd, start, len);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (!rc || err == EBUSY) {
+		if (!rc || rc == EBUSY) {
 			*registered = rc != 0;
 			return 0;
 		}
