@@ -24,7 +24,10 @@
  * in a process of its own (run_block()), the variants taking turns block
  * by block; a block's figure is the median of its calls, and the figure is
  * the median of the blocks', with their minimum and maximum as its spread.
- * Figures: the time of one call, and that per MiB moved.
+ * Figures: the time of one call, and that per MiB moved.  The targets'
+ * pairs (a backend against the system call it is judged by) are measured
+ * once more, in blocks where the two take turns call by call: the median
+ * of those blocks' ratios, with its spread (bench "<bench>-paired").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,80 +95,196 @@ static void map_slot(char *p, size_t n, int populate)
 		die("cannot map a slot of %zu bytes: %m", n);
 }
 
-struct cell {
+/* One variant's slots in a block: it moves between a and b; scratch takes
+ * the untimed mmap(MAP_FIXED) the others make between two calls. */
+struct lane {
 	const struct pvariant *v;
-	size_t n;
-	int misaligned;
-	long long *t;
+	char *a, *b, *scratch;
+	void *res;
+	size_t res_len;
 };
 
-/* One block of calls of one cell: out[0] is their median, in ns. */
+static int lane_setup(struct lane *l, const struct pvariant *v, size_t n,
+		      int misaligned)
+{
+	const size_t off = misaligned ? page_size : 0;
+	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
+	char *base = reserve_aligned(3 * span + 2 * MIB, 2 * MIB, &l->res,
+				     &l->res_len), *tmp;
+
+	l->v = v;
+	l->a = base + 2 * MIB + off;
+	l->b = base + 2 * MIB + span;
+	l->scratch = base + 2 * MIB + 2 * span + off;
+	map_slot(l->a, n, 1);
+	map_slot(l->b, n, 0);
+	fill_pages(l->a, n, n);
+	/* One untimed move: the first one also finds a mapped destination. */
+	if (move_once(v, l->a, l->b, n))
+		return -1;
+	if (v->how == MV_MREMAP)
+		map_slot(l->a, n, 0);
+	tmp = l->a, l->a = l->b, l->b = tmp;
+	return 0;
+}
+
+/* One timed move and the untimed re-map after it: its ns, or -1. */
+static long long lane_move(struct lane *l, size_t n)
+{
+	long long t0 = now_ns(), t;
+	char *tmp;
+
+	if (move_once(l->v, l->a, l->b, n))
+		return -1;
+	t = now_ns() - t0;
+	map_slot(l->v->how == MV_MREMAP ? l->a : l->scratch, n, 0);
+	tmp = l->a, l->a = l->b, l->b = tmp;
+	return t;
+}
+
+static void lane_end(struct lane *l, size_t n, int misaligned)
+{
+	char sz[32];
+
+	if (!check_pages(l->a, n, n))
+		die("%s %s %s: the moved data came out wrong",
+		    misaligned ? "percall-misaligned" : "percall-aligned",
+		    l->v->name, size_name(n, sz, sizeof(sz)));
+	munmap(l->res, l->res_len);
+}
+
+/*
+ * A block: calls of one variant (v[1] NULL), or of two in alternation,
+ * each call of one followed by one of the other (the order swapped every
+ * round), so that both share whatever state the process is in.  out[k] is
+ * the median ns of variant k's calls in the block.
+ */
+struct cell {
+	const struct pvariant *v[2];
+	size_t n;
+	int misaligned;
+	long long *t[2];
+};
+
 static int cell_block(void *arg, double *out)
 {
 	const struct cell *c = arg;
-	const struct pvariant *v = c->v;
-	const size_t n = c->n, off = c->misaligned ? page_size : 0;
-	const char *bench = c->misaligned ? "percall-misaligned" : "percall-aligned";
-	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
+	const int nl = c->v[1] ? 2 : 1;
 	const long long budget = bench_opts.budget_ms * 1000000LL /
 				 bench_opts.blocks;
-	char *base, *a, *b, *scratch, *tmp, sz[32];
-	long long start, *t = c->t;
-	size_t res_len;
-	void *res;
-	int calls;
+	struct lane l[2];
+	long long start, t;
+	int calls, k, j, ready = 0;
+	char sz[32];
 
-	base = reserve_aligned(3 * span + 2 * MIB, 2 * MIB, &res, &res_len);
-	a = base + 2 * MIB + off;
-	b = base + 2 * MIB + span;
-	scratch = base + 2 * MIB + 2 * span + off;
-	map_slot(a, n, 1);
-	map_slot(b, n, 0);
-	fill_pages(a, n, n);
-	/* One untimed move: the first one also finds a mapped destination. */
-	if (move_once(v, a, b, n))
-		goto fail;
-	if (v->how == MV_MREMAP)
-		map_slot(a, n, 0);
-	tmp = a, a = b, b = tmp;
+	for (k = 0; k < nl; k++, ready++)
+		if (lane_setup(&l[k], c->v[k], c->n, c->misaligned))
+			goto fail;
 	start = now_ns();
 	for (calls = 0; calls < MAX_CALLS; calls++) {
-		long long t0;
-
 		if (calls >= MIN_CALLS && now_ns() - start >= budget)
 			break;
-		t0 = now_ns();
-		if (move_once(v, a, b, n))
-			goto fail;
-		t[calls] = now_ns() - t0;
-		map_slot(v->how == MV_MREMAP ? a : scratch, n, 0);
-		tmp = a, a = b, b = tmp;
+		for (j = 0; j < nl; j++) {
+			k = (calls + j) % nl;
+			t = lane_move(&l[k], c->n);
+			if (t < 0)
+				goto fail;
+			c->t[k][calls] = t;
+		}
 	}
-	if (!check_pages(a, n, n))
-		die("%s %s %s: the moved data came out wrong", bench, v->name,
-		    size_name(n, sz, sizeof(sz)));
-	munmap(res, res_len);
-	out[0] = median_ll(t, calls);
+	for (k = 0; k < nl; k++) {
+		lane_end(&l[k], c->n, c->misaligned);
+		out[k] = median_ll(c->t[k], calls);
+	}
 	return 0;
 fail:
-	note("%s: %s %s: move failed: %s", bench, v->name,
-	     size_name(n, sz, sizeof(sz)), strerror(errno));
-	munmap(res, res_len);
+	note("%s: %s %s: move failed: %s",
+	     c->misaligned ? "percall-misaligned" : "percall-aligned",
+	     l[k].v->name, size_name(c->n, sz, sizeof(sz)), strerror(errno));
+	while (ready--)
+		munmap(l[ready].res, l[ready].res_len);
 	return -1;
+}
+
+static int index_of(const char *name)
+{
+	int k;
+
+	for (k = 0; k < (int)NPVAR; k++)
+		if (!strcmp(pvariants[k].name, name))
+			return k;
+	return -1;
+}
+
+/*
+ * The targets' pairs, judged from blocks in which both take turns call
+ * by call (pair_ratios()): whole processes run fast or slow (under TCG
+ * about 1.5x apart, natively less), and a median of blocks that each ran
+ * one variant lands in either group, where the two in one process share
+ * it.  The library's own backends are judged natively: in a guest, where
+ * the module is there, only its pairs run.
+ */
+static const char *const pairs[][2] = {
+	{ "retain-module", "mremap" },
+	{ "retain-module", "mremap-to-hole" },
+	{ "retain-dontunmap", "mremap-dontunmap" },
+	{ "retain-copy", "memcpy+dontneed" },
+};
+
+/* For each pair whose variants ran (ok[]): blocks of both in turn, and
+ * the median over the blocks of their ratio, with its spread, as metric
+ * "vs_<reference>" of the variant in bench "<bench>-paired", and there
+ * the reference's own per-call figure in those blocks. */
+static int pair_ratios(const int *ok, struct cell c)
+{
+	const char *bench = c.misaligned ? "percall-misaligned-paired" :
+			    "percall-aligned-paired";
+	double r[BLOCK_MAX], ref[BLOCK_MAX], out[2];
+	char metric[64];
+	int p, b, x, y, failed = 0;
+
+	for (p = 0; p < (int)(sizeof(pairs) / sizeof(pairs[0])); p++) {
+		x = index_of(pairs[p][0]);
+		y = index_of(pairs[p][1]);
+		if (x < 0 || y < 0 || !ok[x] || !ok[y] ||
+		    (pvariants[x].backend != MREMAP_RETAIN_BACKEND_MODULE &&
+		     ok[index_of("retain-module")]))
+			continue;
+		c.v[0] = &pvariants[x];
+		c.v[1] = &pvariants[y];
+		mremap_retain_set_backend(pvariants[x].backend);
+		for (b = 0; b < bench_opts.blocks; b++) {
+			if (run_block(cell_block, &c, 2, out))
+				break;
+			r[b] = out[0] / out[1];
+			ref[b] = out[1];
+		}
+		if (b < bench_opts.blocks) {
+			failed = 1;
+			continue;
+		}
+		snprintf(metric, sizeof(metric), "vs_%s", pvariants[y].name);
+		emit_spread(bench, pvariants[x].name, c.n, metric,
+			    spread_d(r, bench_opts.blocks), 1, "x");
+		emit_spread(bench, pvariants[y].name, c.n, "per_call",
+			    spread_d(ref, bench_opts.blocks), 1, "ns");
+	}
+	return failed;
 }
 
 /*
  * The figures of every available variant (avail[k]) moving n bytes.  The
  * variants take turns block by block, each round in a rotated order, so
  * that what drifts over a run (free huge pages, the emulator's caches) is
- * shared by all of them.  0, or -1 if a move failed.
+ * shared by all of them.  Then the targets' pairs.  0, or -1 if a move
+ * failed.
  */
-static int one_size(const int *avail, size_t n, int misaligned, long long *t)
+static int one_size(const int *avail, size_t n, int misaligned, long long **t)
 {
 	const char *bench = misaligned ? "percall-misaligned" : "percall-aligned";
 	static double v[NPVAR][BLOCK_MAX];
 	int b, j, k, ok[NPVAR], failed = 0;
-	struct cell c = { NULL, n, misaligned, t };
+	struct cell c = { { NULL, NULL }, n, misaligned, { t[0], t[1] } };
 	struct spread s;
 
 	for (k = 0; k < (int)NPVAR; k++)
@@ -177,9 +296,9 @@ static int one_size(const int *avail, size_t n, int misaligned, long long *t)
 			k = (b + j) % NPVAR;
 			if (!ok[k])
 				continue;
-			c.v = &pvariants[k];
-			if (c.v->how == MV_RETAIN)
-				mremap_retain_set_backend(c.v->backend);
+			c.v[0] = &pvariants[k];
+			if (c.v[0]->how == MV_RETAIN)
+				mremap_retain_set_backend(c.v[0]->backend);
 			if (run_block(cell_block, &c, 1, &v[k][b])) {
 				ok[k] = 0;
 				failed = 1;
@@ -194,6 +313,8 @@ static int one_size(const int *avail, size_t n, int misaligned, long long *t)
 		emit_spread(bench, pvariants[k].name, n, "per_mib", s,
 			    1 / ((double)n / MIB), "ns/MiB");
 	}
+	if (pair_ratios(ok, c))
+		failed = 1;
 	return failed ? -1 : 0;
 }
 
@@ -202,7 +323,7 @@ int percall_bench(void)
 	static const size_t wanted[] = { 4 * KIB, 64 * KIB, 2 * MIB, 64 * MIB, GIB };
 	size_t sizes[8], nsizes = 0, i, k;
 	int avail[NPVAR], misaligned, failed = 0;
-	long long *t;
+	long long *t[2];
 	char sz[32];
 
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
@@ -225,8 +346,9 @@ int percall_bench(void)
 			note("percall: %s skipped: backend unavailable here (%s)",
 			     pvariants[k].name, strerror(errno));
 	}
-	t = malloc(MAX_CALLS * sizeof(*t));
-	if (!t)
+	t[0] = malloc(MAX_CALLS * sizeof(*t[0]));
+	t[1] = malloc(MAX_CALLS * sizeof(*t[1]));
+	if (!t[0] || !t[1])
 		die("out of memory");
 	for (misaligned = 0; misaligned < 2; misaligned++) {
 		for (i = 0; i < nsizes; i++) {
@@ -236,6 +358,7 @@ int percall_bench(void)
 				failed = 1;
 		}
 	}
-	free(t);
+	free(t[0]);
+	free(t[1]);
 	return failed;
 }

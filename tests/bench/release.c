@@ -24,7 +24,9 @@
  * machine's noise and none always follows the same one.  Each figure is the
  * median of bench_opts.blocks blocks of rounds, each block in a process of
  * its own (run_blocks()), with the blocks' minimum and maximum; a block's
- * figure is the median of its rounds.
+ * figure is the median of its rounds.  The target's ratio, decommit
+ * against mprotect + MADV_DONTNEED, is also taken block by block (metric
+ * "vs_mprotect+dontneed": the median of the blocks' ratios).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -186,16 +188,18 @@ static int size_block(void *arg, double *out)
 		out[2 * m] = median_ll(t_rel[m], r);
 		out[2 * m + 1] = median_ll(t_use[m], r);
 	}
+	/* The target's ratio, within the block: both shared its state. */
+	out[2 * nrel] = out[2 * REL_DECOMMIT] / out[2 * REL_DONTNEED];
 	note("release: %s: %d rounds", size_name(c, sz, sizeof(sz)), r);
 	return 0;
 }
 
 static int one_size(size_t c)
 {
-	struct spread s[2 * NREL];
+	struct spread s[2 * NREL + 1];
 	int m;
 
-	if (run_blocks(size_block, &c, 2 * nrel, s))
+	if (run_blocks(size_block, &c, 2 * nrel + 1, s))
 		return -1;
 	for (m = 0; m < nrel; m++) {
 		emit_spread("release", rel_names[m], c, "release", s[2 * m], 1,
@@ -203,6 +207,8 @@ static int one_size(size_t c)
 		emit_spread("release", rel_names[m], c, "reuse", s[2 * m + 1],
 			    1, "ns");
 	}
+	emit_spread("release", rel_names[REL_DECOMMIT], c,
+		    "vs_mprotect+dontneed", s[2 * nrel], 1, "x");
 	return 0;
 }
 

@@ -35,7 +35,8 @@ $1 != "@@BENCH" || NF < 8 { next }
 	if (!(k in kidx)) { kidx[k] = ++nk; kname[nk] = k }
 	if (!(b in bidx)) { bidx[b] = ++nb; bname[nb] = b }
 	g = b SUBSEP k SUBSEP s SUBSEP m
-	if (!(g in base)) { base[g] = val; basev[g] = v }
+	# A paired figure is a ratio already.
+	if (!(g in base) && b !~ /-paired$/ && m !~ /^vs_/) { base[g] = val; basev[g] = v }
 	R[n] = base[g] > 0 ? val / base[g] : ""
 	RB[n] = basev[g]
 	val_of[b, k, v, s, m] = val
@@ -106,8 +107,11 @@ function is_host(k) {
 
 # Worst of variant `v` against `bound_k` x variant `ref` + `bound_c` ns
 # per call over every percall size and placement on kernel k (sizes from
-# `from` bytes): sets T_worst, T_where; returns the number of cells.
-function worst_percall(k, v, ref, bound_k, bound_c, from,    a, b, i, s, r, cnt) {
+# `from` bytes): sets T_worst, T_where; returns the number of cells.  The
+# ratio of v to ref is the paired one ("<bench>-paired", metric
+# "vs_<ref>": the two in turn in each block) where the run has it, with
+# ref's figure in those blocks as the bound's scale, else the two cells.
+function worst_percall(k, v, ref, bound_k, bound_c, from,    a, b, i, s, q, r, x, cnt) {
 	T_worst = 0
 	T_where = ""
 	cnt = 0
@@ -115,9 +119,17 @@ function worst_percall(k, v, ref, bound_k, bound_c, from,    a, b, i, s, r, cnt)
 		b = a ? "percall-misaligned" : "percall-aligned"
 		for (i = 1; i <= nps; i++) {
 			s = psize[i]
-			if (s + 0 < from || !has(b, k, v, s, "per_call") || !has(b, k, ref, s, "per_call"))
+			if (s + 0 < from || !has(b, k, ref, s, "per_call"))
 				continue
-			r = val_of[b, k, v, s, "per_call"] / (bound_k * val_of[b, k, ref, s, "per_call"] + bound_c)
+			x = val_of[b, k, ref, s, "per_call"]
+			if (has(b "-paired", k, v, s, "vs_" ref)) {
+				q = val_of[b "-paired", k, v, s, "vs_" ref]
+				x = val_of[b "-paired", k, ref, s, "per_call"]
+			} else if (has(b, k, v, s, "per_call"))
+				q = val_of[b, k, v, s, "per_call"] / x
+			else
+				continue
+			r = q * x / (bound_k * x + bound_c)
 			if (r > T_worst) { T_worst = r; T_where = substr(b, 9) " " sname(s) }
 			cnt++
 		}
@@ -244,6 +256,9 @@ function target(t, k,    a, b, i, s, r, worst, where, found, best) {
 		if (!best)
 			continue
 		r = X[i] / best
+		# The ratio taken within each block, where the run has it.
+		if (t == "decommit" && has("release", k, "decommit", s, "vs_mprotect+dontneed"))
+			r = val_of["release", k, "decommit", s, "vs_mprotect+dontneed"]
 		if (r > worst) { worst = r; where = sname(s) }
 		found = 1
 	}
@@ -268,10 +283,10 @@ END {
 
 	# Targets: this run's verdicts, and the previous run's beside them.
 	nt = split("dontunmap copy decommit module module-hole memcpy crowd vector decommit-mmap seed-glibc seed-stock seed-8MiB", tid, " ")
-	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst)"
-	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst)"
-	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst)"
-	tname["module"] = "module per call <= 1.1x mremap(MAYMOVE), every size and placement (worst)"
+	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst; the two in turn in each block)"
+	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst; the two in turn in each block)"
+	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst; the ratio within each block)"
+	tname["module"] = "module per call <= 1.1x mremap(MAYMOVE), every size and placement (worst; the two in turn in each block)"
 	tname["module-hole"] = "(same, against mremap into a hole instead of onto an empty mapping)"
 	tname["memcpy"] = "memcpy+DONTNEED >= 10x module per call, 2 MiB up (worst)"
 	tname["crowd"] = "each backend's call with 10,000 more fds and mappings <= 1.2x the same in a quiet process (worst)"
