@@ -168,8 +168,10 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 	struct mr_vma v;
 	bool uffd;
 
-	if (mr_uffd_registered(r->old, n, &uffd) || uffd ||
-	    msync(old, n, MS_INVALIDATE))
+	/* msync() first: a userfaultfd registration of a range above every
+	 * mapping fails with ENOMEM on 5.10, which reads as a partial one. */
+	if (msync(old, n, MS_INVALIDATE) ||
+	    mr_uffd_registered(r->old, n, &uffd) || uffd)
 		return 1;
 	if (unchecked_commit) {
 		p = mmap(NULL, n, PROT_READ | PROT_WRITE,

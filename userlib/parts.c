@@ -17,16 +17,33 @@
 
 void mr_move_back(void *p, size_t n, void *old, int prot)
 {
+	const int rw = PROT_READ | PROT_WRITE;
+
 	/* mremap() needs the map-count headroom of the step that failed. */
 	if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
 		return;
-	/* Then copy the bytes back: the pages are new, the contents the same. */
-	if (prot != (PROT_READ | PROT_WRITE)) {
-		mprotect(old, n, PROT_READ | PROT_WRITE);
-		mprotect(p, n, PROT_READ);
+	/*
+	 * Then copy the bytes back: the pages are new, the contents the
+	 * same.  mremap() unmaps its destination before the move that
+	 * failed, so @old may be a hole now: map it afresh.  Where the
+	 * protections the copy takes cannot be had, the bytes stay at @p,
+	 * still mapped: a mapping left behind is better than a fault in
+	 * memcpy() or bytes thrown away.
+	 */
+	if (msync(old, n, 0) && errno == ENOMEM &&
+	    mmap(old, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return;
+	if (prot != rw) {
+		if (mprotect(old, n, rw))
+			return;
+		if (mprotect(p, n, PROT_READ)) {
+			mprotect(old, n, prot);
+			return;
+		}
 	}
 	memcpy(old, p, n);
-	if (prot != (PROT_READ | PROT_WRITE))
+	if (prot != rw)
 		mprotect(old, n, prot);
 	munmap(p, n);
 }
