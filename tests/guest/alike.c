@@ -14,12 +14,11 @@
  * never waits on the library's registration of it.  Where the module does
  * not announce it, the flag is EINVAL.
  */
-#include <pthread.h>
 #include <sys/ioctl.h>
-#include <time.h>
 
 #include <mremap_retain/ioctl.h>
 
+#include "../sigreader.h"
 #include "testlib.h"
 
 #define DEV "/dev/" MREMAP_RETAIN_DEVICE_NAME
@@ -293,95 +292,50 @@ static void t_other_flags(void)
  * Moves into an alike mapping while another thread signals the mover every
  * 20 us and its handler reads a page of the destination: registered for
  * missing faults and emptied for the move, a read there from a handler
- * run inside the library's window would wait for ever.  In a child, with
- * a watchdog.
+ * run inside the library's window would wait for ever.
  */
 #define SIG_MOVES	500
 #define SIG_PAGES	16
 
-static char *volatile sig_dst;
-static volatile sig_atomic_t sig_runs, sig_stop;
-
-static void on_usr1(int sig)
-{
-	char *p = sig_dst;
-
-	(void)sig;
-	if (p)
-		(void)*(volatile char *)(p + (size_t)(sig_runs % SIG_PAGES) * ps);
-	sig_runs++;
-}
-
-static void *signaller(void *arg)
-{
-	pthread_t mover = *(pthread_t *)arg;
-
-	while (!sig_stop) {
-		pthread_kill(mover, SIGUSR1);
-		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
-	}
-	return NULL;
-}
-
 static int signalled_moves(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 	const size_t len = SIG_PAGES * ps;
-	pthread_t me = pthread_self(), t;
 	int i, into = 0, before;
 	char *src, *dst;
+	pthread_t me, t;
 
-	sigaction(SIGUSR1, &sa, NULL);
-	pthread_create(&t, NULL, signaller, &me);
+	sigreader_start(&t, &me, SIG_PAGES, ps);
 	for (i = 0; i < SIG_MOVES; i++) {
 		two_maps(len, 7, &src, &dst);
 		before = i % 50 ? 0 : tl_count_maps();
-		sig_dst = dst;
+		sigreader_range = dst;
 		if (mremap_retain(src, len, len, MREMAP_RETAIN_FIXED, dst) != dst)
 			return 1;
-		sig_dst = NULL;
+		sigreader_range = NULL;
 		if (!tl_check(dst, len, 7))
 			return 2;
 		if (before)
 			into += tl_count_maps() == before;
 		munmap(src, TWO_LEN(len));
 	}
-	sig_stop = 1;
-	pthread_join(t, NULL);
+	i = sigreader_end(t);
 	printf("# %d signals handled during %d moves; %d of %d sampled moves "
-	       "made no mapping\n", (int)sig_runs, SIG_MOVES, into,
-	       SIG_MOVES / 50);
+	       "made no mapping\n", i, SIG_MOVES, into, SIG_MOVES / 50);
 	fflush(stdout);
-	return !sig_runs ? 3 : into != SIG_MOVES / 50 ? 4 : 0;
+	return !i ? 3 : into != SIG_MOVES / 50 ? 4 : 0;
 }
 
 static void t_signalled(void)
 {
-	int st = -1, waited;
-	pid_t pid;
+	int rc = sigreader_watched(signalled_moves, 120);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(signalled_moves());
-	for (waited = 0; waited < 1200; waited++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	}
-	if (waited == 1200) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	tap_ok(waited < 1200 && WIFEXITED(st) && !WEXITSTATUS(st),
+	tap_ok(rc == 0,
 	       "[%s] %d moves into alike mappings, a handler reading the "
 	       "destination signalled throughout (%s)", BN, SIG_MOVES,
-	       waited == 1200 ? "hung: killed after 120 s" :
-	       !WIFEXITED(st) ? "killed" :
-	       WEXITSTATUS(st) == 1 ? "a move failed" :
-	       WEXITSTATUS(st) == 2 ? "bytes wrong" :
-	       WEXITSTATUS(st) == 3 ? "no signal handled" :
-	       WEXITSTATUS(st) == 4 ? "a move made a mapping" : "ok");
+	       rc == -1 ? "hung: killed after 120 s" :
+	       rc == -2 ? "killed" : rc == 1 ? "a move failed" :
+	       rc == 2 ? "bytes wrong" : rc == 3 ? "no signal handled" :
+	       rc == 4 ? "a move made a mapping" : "ok");
 }
 
 static void library(void)

@@ -18,7 +18,7 @@ GUEST_TESTS_USER := $(GUEST_USER_NAMES:%=$(BUILD)/guest/%)
 GUEST_TESTS      := $(GUEST_TESTS_ROOT) $(GUEST_TESTS_USER)
 
 GUEST_CFLAGS := -std=gnu11 $(WARN) -pthread $(CFLAGS)
-GUEST_HDRS   := tests/guest/testlib.h tests/tap.h include/mremap_retain.h \
+GUEST_HDRS   := tests/guest/testlib.h tests/tap.h tests/sigreader.h include/mremap_retain.h \
 		include/mremap_retain/ioctl.h
 
 .PHONY: guest-tests

@@ -4,7 +4,7 @@
 
 HOST_TESTS   := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
 HOST_CFLAGS  := -std=gnu11 $(WARN) -pthread $(CFLAGS)
-HOST_DEPS    := tests/tap.h tests/host/util.h include/mremap_retain.h userlib/internal.h
+HOST_DEPS    := tests/tap.h tests/sigreader.h tests/host/util.h include/mremap_retain.h userlib/internal.h
 
 all: $(HOST_TESTS) $(BUILD)/tests/host/static_args
 

@@ -7,12 +7,7 @@
  * registered with its userfaultfd (its check), such a read would wait for
  * ever, so no handler may run then.
  */
-#include <pthread.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
+#include "../sigreader.h"
 #include "../tap.h"
 #include "util.h"
 
@@ -59,81 +54,38 @@ static void run(const char *what)
 #define SIG_PAGES	64
 #define SIG_MOVES	2000
 
-static char *volatile sig_src;
-static volatile sig_atomic_t sig_runs, sig_stop;
-
-/* Reads a page of the source not read before: a hole, until then. */
-static void on_usr1(int sig)
-{
-	char *p = sig_src;
-
-	(void)sig;
-	if (p)
-		(void)*(volatile char *)(p + (size_t)(sig_runs % SIG_PAGES) * PS);
-	sig_runs++;
-}
-
-static void *signaller(void *arg)
-{
-	pthread_t mover = *(pthread_t *)arg;
-
-	/* Often enough to land between any two of the library's system
-	 * calls, not so often that the mover spends its time in handlers. */
-	while (!sig_stop) {
-		pthread_kill(mover, SIGUSR1);
-		nanosleep(&(struct timespec){ .tv_nsec = 20000 }, NULL);
-	}
-	return NULL;
-}
-
 /* In a child: SIG_MOVES moves of an untouched source, signalled. */
 static int signalled_moves(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
-	pthread_t me = pthread_self(), t;
 	size_t len = SIG_PAGES * PS;
+	pthread_t me, t;
+	int runs;
 
-	sigaction(SIGUSR1, &sa, NULL);
-	pthread_create(&t, NULL, signaller, &me);
+	sigreader_start(&t, &me, SIG_PAGES, PS);
 	for (int i = 0; i < SIG_MOVES; i++) {
 		char *p = map_anon(len, PROT_READ | PROT_WRITE), *r;
 
-		sig_src = p;
+		sigreader_range = p;
 		r = mremap_retain(p, len, len, 0);
-		sig_src = NULL;
+		sigreader_range = NULL;
 		if (r == MAP_FAILED)
 			return 1;
 		munmap(r, len);
 		munmap(p, len);
 	}
-	sig_stop = 1;
-	pthread_join(t, NULL);
-	printf("# %d signals handled during %d moves\n", (int)sig_runs, SIG_MOVES);
+	runs = sigreader_end(t);
+	printf("# %d signals handled during %d moves\n", runs, SIG_MOVES);
 	fflush(stdout);
-	return sig_runs ? 0 : 1;
+	return runs ? 0 : 1;
 }
 
 static void run_signalled(const char *what)
 {
-	int st = -1, waited;
-	pid_t pid;
+	int rc = sigreader_watched(signalled_moves, 60);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0)
-		_exit(signalled_moves());
-	for (waited = 0; waited < 600; waited++) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			break;
-		nanosleep(&(struct timespec){ .tv_nsec = 100000000 }, NULL);
-	}
-	if (waited == 600) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
-	tap_ok(waited < 600 && WIFEXITED(st) && !WEXITSTATUS(st),
+	tap_ok(rc == 0,
 	       "%s: %d moves, a handler reading the source signalled throughout%s",
-	       what, SIG_MOVES, waited == 600 ? " (hung: killed after 60 s)" : "");
+	       what, SIG_MOVES, rc == -1 ? " (hung: killed after 60 s)" : "");
 }
 
 int main(void)
