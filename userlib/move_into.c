@@ -26,8 +26,9 @@
  * own move had passed, so that its move, should this one stop, fails only
  * for a race or a kernel out of memory.  The kernel refuses some pages
  * part way (shared with a child after fork(), pinned): what moved goes
- * back, and the module moves the source by page tables.  Not above MR_INTO_MAX: the
- * kernel takes each page in turn where mremap() moves whole page tables.
+ * back, and the module moves the source by page tables.  Not above
+ * MR_INTO_MAX: the kernel takes each page in turn where mremap() moves
+ * whole page tables.
  */
 #include <errno.h>
 #include <linux/userfaultfd.h>

@@ -261,8 +261,8 @@ static int pair_ratios(const int *ok, struct cell c)
 		c.v[1] = &pvariants[y];
 		mremap_retain_set_backend(pvariants[x].backend);
 		for (b = 0; b < bench_opts.blocks; b++) {
-			/* A block of one call each (1 GiB under TCG) must not
-			 * always time the same one first. */
+			/* Blocks alternate which goes first, should a block's
+			 * rounds be odd in number. */
 			c.first = b & 1;
 			if (run_block(cell_block, &c, 2, out))
 				break;
