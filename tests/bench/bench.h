@@ -87,5 +87,7 @@ int percall_bench(void);
 int release_bench(void);
 int floor_bench(void);
 int crowd_bench(void);
+/* Not a benchmark: the function_graph tracer around single calls. */
+int trace_bench(void);
 
 #endif /* MREMAP_RETAIN_BENCH_H */

@@ -5,7 +5,7 @@
  *
  *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
  *		[--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] [--libdir DIR]
- *		[vector] [percall] [release] [floor] [crowd]
+ *		[vector] [percall] [release] [floor] [crowd] [trace]
  *
  * --label names the machine in the figures ("host", or the guest's suite);
  * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
@@ -14,7 +14,9 @@
  * --jemalloc-retain, --tcmalloc-retain: the patched libjemalloc.so.2 and
  * libtcmalloc_minimal.so.4 (tests/clients/) for the vector benchmark, and
  * --libdir the directory of the libmremap_retain.so.0 they load (all
- * through the environment).
+ * through the environment).  "trace" (trace.c, a diagnostic, never part
+ * of the default) traces single calls with the kernel's function_graph
+ * tracer.
  * Exit status 1 when a variant could not run to the end or moved data
  * wrongly, 0 otherwise; the figures themselves are never judged here.
  */
@@ -45,7 +47,7 @@ static void usage(void)
 	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
 	    "[--budget-ms MS] [--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] "
 	    "[--libdir DIR] "
-	    "[vector] [percall] [release] [floor] [crowd]");
+	    "[vector] [percall] [release] [floor] [crowd] [trace]");
 }
 
 int main(int argc, char **argv)
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
 			want |= 8;
 		else if (!strcmp(a, "crowd"))
 			want |= 16;
+		else if (!strcmp(a, "trace"))
+			want |= 32;
 		else
 			usage();
 	}
@@ -103,5 +107,7 @@ int main(int argc, char **argv)
 		failed |= floor_bench();
 	if (want & 16)
 		failed |= crowd_bench();
+	if (want & 32)
+		failed |= trace_bench();
 	return failed;
 }

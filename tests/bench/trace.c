@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - mrbench trace: where one call's time goes, by the kernel's own
+ * function_graph tracer (tracefs, as root; the guests have it).  A
+ * diagnostic for the targets the figures miss, not a benchmark: it prints
+ * counts and traced times, never figures or verdicts.
+ *
+ * Each case is one call of the benchmarks: a move of one size and
+ * placement (as percall makes it: FIXED onto an empty mapping in a
+ * PROT_NONE reservation) by mremap(MAYMOVE) or by mremap_retain() on the
+ * module, or a release of the middle chunk of three (as release makes it)
+ * by the library's system calls or by the module's ioctl.  After WARM
+ * untraced calls, CALLS calls are traced, each alone (tracing_on is set
+ * just before the call and cleared just after it, outside the untimed
+ * re-map between calls), from every system call the process enters
+ * (set_graph_function __x64_sys_*, set_ftrace_pid).  Printed per case and
+ * call: the system calls (how many, and their traced time), how many
+ * kernel functions were entered, and the most entered ones.  Tracing
+ * costs about a microsecond a function entry under TCG, so read the
+ * counts as they are and the times only against each other.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <mremap_retain.h>
+
+#include "bench.h"
+#include "internal.h"
+
+#define WARM	3
+#define CALLS	5
+#define TOP	12
+#define NAMES	4096
+
+static const char *tracefs;
+
+/* Writes val to tracefs file f (truncating, or appending); 0 or -1. */
+static int tset(const char *f, const char *val, int append)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", tracefs, f);
+	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* tracing_on, kept open: the calls that switch it add only a write. */
+static int on_fd = -1;
+
+static void tracing(int on)
+{
+	if (write(on_fd, on ? "1" : "0", 1) != 1)
+		die("trace: cannot switch tracing: %m");
+}
+
+static int trace_setup(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	};
+	char pid[32];
+	size_t i;
+
+	for (i = 0; i < 2 && !tracefs; i++) {
+		char f[64];
+
+		snprintf(f, sizeof(f), "%s/current_tracer", dirs[i]);
+		if (access(f, W_OK) && !i)
+			mount("tracefs", dirs[i], "tracefs", 0, NULL);
+		if (!access(f, W_OK))
+			tracefs = dirs[i];
+	}
+	if (!tracefs)
+		return -1;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (tset("tracing_on", "0", 0) || tset("current_tracer", "nop", 0) ||
+	    tset("buffer_size_kb", "65536", 0) ||
+	    tset("set_graph_function", "__x64_sys_*", 0) ||
+	    tset("set_ftrace_pid", pid, 0) ||
+	    tset("max_graph_depth", "0", 0) ||
+	    tset("current_tracer", "function_graph", 0) ||
+	    tset("options/funcgraph-tail", "1", 0) ||
+	    tset("options/funcgraph-irqs", "0", 0) ||
+	    tset("options/funcgraph-proc", "0", 0))
+		return -1;
+	snprintf(pid, sizeof(pid), "%s/tracing_on", tracefs);
+	on_fd = open(pid, O_WRONLY);
+	return on_fd < 0 ? -1 : 0;
+}
+
+/* What one case's trace holds, per function name. */
+static struct fn {
+	char name[64];
+	long entries;
+	double us;	/* traced time of the system calls */
+} fns[NAMES];
+static int nfns;
+
+static struct fn *fn_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nfns; i++)
+		if (!strcmp(fns[i].name, name))
+			return &fns[i];
+	if (nfns == NAMES)
+		return NULL;
+	snprintf(fns[nfns].name, sizeof(fns[nfns].name), "%s", name);
+	fns[nfns].entries = 0;
+	fns[nfns].us = 0;
+	return &fns[nfns++];
+}
+
+/*
+ * A function_graph line: "CPU) [duration us] | ", two spaces a level,
+ * then "name() {", "name();" or a closing brace with the name in a
+ * comment (funcgraph-tail).  The writes that switch tracing on and off
+ * are left out, with all they call.
+ */
+static void parse_line(const char *line, int *skip_depth)
+{
+	const char *bar = strchr(line, '|'), *p, *us;
+	char name[64];
+	int depth, closing;
+	struct fn *f;
+
+	if (!bar)
+		return;
+	for (p = bar + 1; *p == ' '; p++)
+		;
+	depth = (int)(p - bar - 1) / 2;
+	if (*skip_depth >= 0 && depth > *skip_depth)
+		return;
+	*skip_depth = -1;
+	closing = *p == '}';
+	if (closing ? sscanf(p, "} /* %63[^ *]", name) != 1 :
+		      sscanf(p, "%63[^( ]", name) != 1 || !strchr(p, '('))
+		return;
+	if (!strcmp(name, "__x64_sys_write")) {
+		if (!closing)
+			*skip_depth = depth;
+		return;
+	}
+	f = fn_of(name);
+	if (!f)
+		return;
+	if (!closing)
+		f->entries++;
+	us = strstr(line, " us");
+	if (us && us < bar && strncmp(name, "__x64_sys_", 10) == 0 &&
+	    (closing || strstr(p, "();"))) {
+		while (us > line && (us[-1] == '.' || (us[-1] >= '0' &&
+							us[-1] <= '9')))
+			us--;
+		f->us += atof(us);
+	}
+}
+
+static int by_entries(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+
+	return (y->entries > x->entries) - (y->entries < x->entries);
+}
+
+static void report(const char *what)
+{
+	char path[256], line[512];
+	long total = 0;
+	int i, shown, skip = -1;
+	FILE *f;
+
+	nfns = 0;
+	snprintf(path, sizeof(path), "%s/trace", tracefs);
+	f = fopen(path, "r");
+	if (!f)
+		die("trace: cannot read %s: %m", path);
+	while (fgets(line, sizeof(line), f))
+		parse_line(line, &skip);
+	fclose(f);
+	tset("trace", "", 0);
+	qsort(fns, nfns, sizeof(fns[0]), by_entries);
+	for (i = 0; i < nfns; i++)
+		total += fns[i].entries;
+	printf("%s %s: %.1f function entries a call; system calls:",
+	       bench_opts.label, what, (double)total / CALLS);
+	for (i = 0; i < nfns; i++)
+		if (!strncmp(fns[i].name, "__x64_sys_", 10))
+			printf(" %s x%.1f (%.1f us)", fns[i].name + 10,
+			       (double)fns[i].entries / CALLS, fns[i].us / CALLS);
+	printf("\n  most entered, a call:");
+	for (i = shown = 0; i < nfns && shown < TOP; i++)
+		if (strncmp(fns[i].name, "__x64_sys_", 10)) {
+			printf(" %s %.1f", fns[i].name,
+			       (double)fns[i].entries / CALLS);
+			shown++;
+		}
+	printf("\n  TLB flushes and moves, a call:");
+	for (i = 0; i < nfns; i++)
+		if (strstr(fns[i].name, "flush_tlb") ||
+		    !strncmp(fns[i].name, "move_", 5))
+			printf(" %s %.1f", fns[i].name,
+			       (double)fns[i].entries / CALLS);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void map_at(char *p, size_t n, int prot, int populate)
+{
+	if (mmap(p, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+		 (populate ? MAP_POPULATE : 0), -1, 0) != p)
+		die("trace: cannot map %zu bytes: %m", n);
+}
+
+/* Moves between two slots of a reservation, as percall does. */
+static void trace_move(int module, size_t n, int misaligned)
+{
+	const size_t off = misaligned ? page_size : 0;
+	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
+	char *base, *a, *b, *tmp, what[96], sz[32];
+	size_t res_len;
+	void *res;
+	int i;
+
+	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &res, &res_len);
+	a = base + 2 * MIB + off;
+	b = base + 2 * MIB + span;
+	map_at(a, n, PROT_READ | PROT_WRITE, 1);
+	map_at(b, n, PROT_READ | PROT_WRITE, 0);
+	fill_pages(a, n, n);
+	for (i = 0; i < WARM + CALLS; i++) {
+		void *r;
+
+		if (i >= WARM)
+			tracing(1);
+		r = module ? mremap_retain(a, n, n, MREMAP_RETAIN_FIXED, b) :
+			     mremap(a, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, b);
+		if (i >= WARM)
+			tracing(0);
+		if (r != b)
+			die("trace: move failed: %m");
+		if (!module)
+			map_at(a, n, PROT_READ | PROT_WRITE, 0);
+		tmp = a, a = b, b = tmp;
+	}
+	if (!check_pages(a, n, n))
+		die("trace: the moved data came out wrong");
+	munmap(res, res_len);
+	snprintf(what, sizeof(what), "%s %s %s",
+		 misaligned ? "misaligned" : "aligned",
+		 size_name(n, sz, sizeof(sz)),
+		 module ? "retain-module" : "mremap");
+	report(what);
+}
+
+/* Releases the middle chunk of three, as release does. */
+static void trace_release(int module, size_t n)
+{
+	char *p, what[96], sz[32];
+	size_t j;
+	int i;
+
+	p = mmap(NULL, 3 * n, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		 MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("trace: cannot map %zu bytes: %m", 3 * n);
+	p += n;
+	for (i = 0; i < WARM + CALLS; i++) {
+		int err;
+
+		if (mprotect(p, n, PROT_READ | PROT_WRITE))
+			die("trace: mprotect: %m");
+		for (j = 0; j < n; j += page_size)
+			p[j] = 1;
+		if (i >= WARM)
+			tracing(1);
+		err = module ? mr_module_decommit(p, n) :
+			       mr_decommit_range(MR_DECOMMIT_MPROTECT, 0, p, n);
+		if (i >= WARM)
+			tracing(0);
+		if (err)
+			die("trace: release failed: %s", strerror(err));
+	}
+	munmap(p - n, 3 * n);
+	snprintf(what, sizeof(what), "release %s %s", size_name(n, sz, sizeof(sz)),
+		 module ? "module-ioctl" : "decommit-syscalls");
+	report(what);
+}
+
+int trace_bench(void)
+{
+	static const size_t sizes[] = { 4 * KIB, 64 * KIB, 2 * MIB };
+	int module, mis;
+	size_t k;
+
+	if (trace_setup()) {
+		note("trace: no function_graph tracer here (tracefs, root)");
+		return 1;
+	}
+	module = mremap_retain_set_backend(MREMAP_RETAIN_BACKEND_MODULE) == 0 &&
+		 mr_module_decommit_available();
+	if (!module)
+		note("trace: no module here: mremap and the system calls only");
+	for (mis = 0; mis < 2; mis++)
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			trace_move(0, sizes[k], mis);
+			if (module)
+				trace_move(1, sizes[k], mis);
+		}
+	/* As release does: its chunks' pages are small ones. */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	for (k = 0; k < 2; k++) {
+		trace_release(0, sizes[k]);
+		if (module)
+			trace_release(1, sizes[k]);
+	}
+	tset("current_tracer", "nop", 0);
+	return 0;
+}
