@@ -17,7 +17,10 @@
  * call: the system calls (how many, and their traced time), how many
  * kernel functions were entered, and the most entered ones.  Tracing
  * costs about a microsecond a function entry under TCG, so read the
- * counts as they are and the times only against each other.
+ * counts as they are and the times only against each other.  Switching
+ * the tracer patches kernel text while the other vCPU runs, which TCG has
+ * not always followed (tests/clients/suite-run): no run that judges
+ * anything traces.
  */
 #include <errno.h>
 #include <fcntl.h>
