@@ -73,7 +73,7 @@ static int trace_setup(void)
 	static const char *const dirs[] = {
 		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 	};
-	char pid[32];
+	char pid[32], on[64];
 	size_t i;
 
 	for (i = 0; i < 2 && !tracefs; i++) {
@@ -98,8 +98,8 @@ static int trace_setup(void)
 	    tset("options/funcgraph-irqs", "0", 0) ||
 	    tset("options/funcgraph-proc", "0", 0))
 		return -1;
-	snprintf(pid, sizeof(pid), "%s/tracing_on", tracefs);
-	on_fd = open(pid, O_WRONLY);
+	snprintf(on, sizeof(on), "%s/tracing_on", tracefs);
+	on_fd = open(on, O_WRONLY);
 	return on_fd < 0 ? -1 : 0;
 }
 
