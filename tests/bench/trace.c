@@ -13,16 +13,20 @@
  * untraced calls, CALLS calls are traced, each alone (tracing_on is set
  * just before the call and cleared just after it, outside the untimed
  * re-map between calls), from every system call the process enters
- * (set_graph_function __x64_sys_*, set_ftrace_pid).  Printed per case and
- * call: the system calls (how many, and their traced time), how many
- * kernel functions were entered, and the most entered ones.  Tracing
- * costs about a microsecond a function entry under TCG, so read the
- * counts as they are and the times only against each other.  Switching
- * the tracer patches kernel text while the other vCPU runs, which TCG has
- * not always followed (tests/clients/suite-run): no run that judges
- * anything traces.
+ * (set_graph_function __x64_sys_*: x86-64's names; set_ftrace_pid) but
+ * write(), which switches tracing (set_graph_notrace).  Printed per case
+ * and call, on stdout as plain lines (it is no benchmark: bench.h's
+ * figures are not what it prints): the system calls (how many, and their
+ * traced time), how many kernel functions were entered, the most entered
+ * ones, and those that flush TLBs or move pages.  Softirqs that run on
+ * the way out of a call are counted with it.  Tracing costs about a
+ * microsecond a function entry under TCG, so read the counts as they are
+ * and the times only against each other; the tracer sees neither the
+ * system call entry and exit (noinstr) nor user space.  Switching the
+ * tracer patches kernel text while the other vCPU runs, which TCG has not
+ * always followed (tests/clients/suite-run): no run that judges anything
+ * traces.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,18 +48,19 @@
 
 static const char *tracefs;
 
-/* Writes val to tracefs file f (truncating, or appending); 0 or -1. */
-static int tset(const char *f, const char *val, int append)
+/* Writes val to tracefs file f: 0, or -1 and a note saying which. */
+static int tset(const char *f, const char *val)
 {
 	char path[256];
 	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/%s", tracefs, f);
-	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok = fd >= 0 && write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	if (!ok)
+		note("trace: cannot write '%s' to %s: %m", val, path);
+	if (fd >= 0)
+		close(fd);
 	return ok ? 0 : -1;
 }
 
@@ -68,15 +73,40 @@ static void tracing(int on)
 		die("trace: cannot switch tracing: %m");
 }
 
+/* Leaves the tracer as a fresh boot has it, whatever stopped the run. */
+static void trace_reset(void)
+{
+	tset("tracing_on", "0");
+	tset("current_tracer", "nop");
+	tset("set_graph_function", "");
+	tset("set_graph_notrace", "");
+	tset("set_ftrace_pid", "");
+	tset("trace", "");
+	tset("buffer_size_kb", "1408");
+	tset("tracing_on", "1");
+}
+
 static int trace_setup(void)
 {
 	static const char *const dirs[] = {
 		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
 	};
+	static const char *const opts[][2] = {
+		/* What parse_line() reads, whatever was set before. */
+		{ "options/funcgraph-abstime", "0" },
+		{ "options/funcgraph-cpu", "1" },
+		{ "options/funcgraph-duration", "1" },
+		{ "options/funcgraph-overhead", "1" },
+		{ "options/funcgraph-proc", "0" },
+		{ "options/funcgraph-tail", "1" },
+		{ "options/funcgraph-irqs", "0" },
+		{ "options/context-info", "1" },
+		{ "options/overwrite", "0" },
+	};
 	char pid[32], on[64];
 	size_t i;
 
-	for (i = 0; i < 2 && !tracefs; i++) {
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !tracefs; i++) {
 		char f[64];
 
 		snprintf(f, sizeof(f), "%s/current_tracer", dirs[i]);
@@ -85,18 +115,23 @@ static int trace_setup(void)
 		if (!access(f, W_OK))
 			tracefs = dirs[i];
 	}
-	if (!tracefs)
+	if (!tracefs) {
+		note("trace: no tracefs here (root, CONFIG_FTRACE)");
 		return -1;
+	}
+	atexit(trace_reset);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	if (tset("tracing_on", "0", 0) || tset("current_tracer", "nop", 0) ||
-	    tset("buffer_size_kb", "65536", 0) ||
-	    tset("set_graph_function", "__x64_sys_*", 0) ||
-	    tset("set_ftrace_pid", pid, 0) ||
-	    tset("max_graph_depth", "0", 0) ||
-	    tset("current_tracer", "function_graph", 0) ||
-	    tset("options/funcgraph-tail", "1", 0) ||
-	    tset("options/funcgraph-irqs", "0", 0) ||
-	    tset("options/funcgraph-proc", "0", 0))
+	if (tset("tracing_on", "0") || tset("current_tracer", "nop") ||
+	    tset("buffer_size_kb", "65536") ||
+	    tset("set_graph_function", "__x64_sys_*") ||
+	    tset("set_graph_notrace", "__x64_sys_write") ||
+	    tset("set_ftrace_pid", pid) || tset("max_graph_depth", "0") ||
+	    tset("current_tracer", "function_graph"))
+		return -1;
+	for (i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (tset(opts[i][0], opts[i][1]))
+			return -1;
+	if (tset("trace", ""))	/* the buffer and its lost-event counts */
 		return -1;
 	snprintf(on, sizeof(on), "%s/tracing_on", tracefs);
 	on_fd = open(on, O_WRONLY);
@@ -119,7 +154,7 @@ static struct fn *fn_of(const char *name)
 		if (!strcmp(fns[i].name, name))
 			return &fns[i];
 	if (nfns == NAMES)
-		return NULL;
+		die("trace: more than %d functions in one case", NAMES);
 	snprintf(fns[nfns].name, sizeof(fns[nfns].name), "%s", name);
 	fns[nfns].entries = 0;
 	fns[nfns].us = 0;
@@ -129,45 +164,60 @@ static struct fn *fn_of(const char *name)
 /*
  * A function_graph line: "CPU) [duration us] | ", two spaces a level,
  * then "name() {", "name();" or a closing brace with the name in a
- * comment (funcgraph-tail).  The writes that switch tracing on and off
- * are left out, with all they call.
+ * comment (funcgraph-tail).  Entries are counted; a system call's
+ * duration is on its closing line, or on its one line if it called no
+ * traced function.
  */
-static void parse_line(const char *line, int *skip_depth)
+static void parse_line(const char *line)
 {
 	const char *bar = strchr(line, '|'), *p, *us;
 	char name[64];
-	int depth, closing;
+	int closing, n;
 	struct fn *f;
 
 	if (!bar)
 		return;
 	for (p = bar + 1; *p == ' '; p++)
 		;
-	depth = (int)(p - bar - 1) / 2;
-	if (*skip_depth >= 0 && depth > *skip_depth)
-		return;
-	*skip_depth = -1;
 	closing = *p == '}';
-	if (closing ? sscanf(p, "} /* %63[^ *]", name) != 1 :
-		      sscanf(p, "%63[^( ]", name) != 1 || !strchr(p, '('))
+	if (closing)
+		n = sscanf(p, "} /* %63[^ *]", name);
+	else
+		n = strchr(p, '(') ? sscanf(p, "%63[^( ]", name) : 0;
+	if (n != 1)
 		return;
-	if (!strcmp(name, "__x64_sys_write")) {
-		if (!closing)
-			*skip_depth = depth;
-		return;
-	}
 	f = fn_of(name);
-	if (!f)
-		return;
 	if (!closing)
 		f->entries++;
 	us = strstr(line, " us");
-	if (us && us < bar && strncmp(name, "__x64_sys_", 10) == 0 &&
+	if (us && us < bar && !strncmp(name, "__x64_sys_", 10) &&
 	    (closing || strstr(p, "();"))) {
 		while (us > line && (us[-1] == '.' || (us[-1] >= '0' &&
 							us[-1] <= '9')))
 			us--;
 		f->us += atof(us);
+	}
+}
+
+/* Events the ring buffer could not keep, on every CPU (stats files). */
+static long lost_events(void)
+{
+	char path[256], line[128];
+	long lost = 0, v;
+	FILE *f;
+	int cpu;
+
+	for (cpu = 0; ; cpu++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", tracefs,
+			 cpu);
+		f = fopen(path, "r");
+		if (!f)
+			return lost;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "overrun: %ld", &v) == 1 ||
+			    sscanf(line, "dropped events: %ld", &v) == 1)
+				lost += v;
+		fclose(f);
 	}
 }
 
@@ -182,18 +232,21 @@ static void report(const char *what)
 {
 	char path[256], line[512];
 	long total = 0;
-	int i, shown, skip = -1;
+	int i, shown;
 	FILE *f;
 
 	nfns = 0;
+	if (lost_events())
+		die("trace: %s: the ring buffer lost events", what);
 	snprintf(path, sizeof(path), "%s/trace", tracefs);
 	f = fopen(path, "r");
 	if (!f)
 		die("trace: cannot read %s: %m", path);
 	while (fgets(line, sizeof(line), f))
-		parse_line(line, &skip);
+		parse_line(line);
 	fclose(f);
-	tset("trace", "", 0);
+	if (tset("trace", ""))	/* also clears the stats */
+		die("trace: cannot clear the trace");
 	qsort(fns, nfns, sizeof(fns[0]), by_entries);
 	for (i = 0; i < nfns; i++)
 		total += fns[i].entries;
@@ -210,7 +263,7 @@ static void report(const char *what)
 			       (double)fns[i].entries / CALLS);
 			shown++;
 		}
-	printf("\n  TLB flushes and moves, a call:");
+	printf("\n  flushing TLBs and moving pages, a call:");
 	for (i = 0; i < nfns; i++)
 		if (strstr(fns[i].name, "flush_tlb") ||
 		    !strncmp(fns[i].name, "move_", 5))
@@ -271,15 +324,14 @@ static void trace_move(int module, size_t n, int misaligned)
 /* Releases the middle chunk of three, as release does. */
 static void trace_release(int module, size_t n)
 {
-	char *p, what[96], sz[32];
-	size_t j;
+	char *base, *p, what[96], sz[32];
+	size_t j, res_len;
+	void *res;
 	int i;
 
-	p = mmap(NULL, 3 * n, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-		 MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		die("trace: cannot map %zu bytes: %m", 3 * n);
-	p += n;
+	base = reserve_aligned(3 * n, 2 * MIB, &res, &res_len);
+	map_at(base, 3 * n, PROT_READ | PROT_WRITE, 0);
+	p = base + n;
 	for (i = 0; i < WARM + CALLS; i++) {
 		int err;
 
@@ -296,7 +348,12 @@ static void trace_release(int module, size_t n)
 		if (err)
 			die("trace: release failed: %s", strerror(err));
 	}
-	munmap(p - n, 3 * n);
+	if (mprotect(p, n, PROT_READ | PROT_WRITE))
+		die("trace: mprotect: %m");
+	for (j = 0; j < n; j += page_size)
+		if (p[j])
+			die("trace: the released chunk kept its data");
+	munmap(res, res_len);
 	snprintf(what, sizeof(what), "release %s %s", size_name(n, sz, sizeof(sz)),
 		 module ? "module-ioctl" : "decommit-syscalls");
 	report(what);
@@ -305,13 +362,12 @@ static void trace_release(int module, size_t n)
 int trace_bench(void)
 {
 	static const size_t sizes[] = { 4 * KIB, 64 * KIB, 2 * MIB };
+	const size_t nrelease = 2;	/* release's 4 KiB and 64 KiB */
 	int module, mis;
 	size_t k;
 
-	if (trace_setup()) {
-		note("trace: no function_graph tracer here (tracefs, root)");
+	if (trace_setup())
 		return 1;
-	}
 	module = mremap_retain_set_backend(MREMAP_RETAIN_BACKEND_MODULE) == 0 &&
 		 mr_module_decommit_available();
 	if (!module)
@@ -323,12 +379,12 @@ int trace_bench(void)
 				trace_move(1, sizes[k], mis);
 		}
 	/* As release does: its chunks' pages are small ones. */
-	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-	for (k = 0; k < 2; k++) {
+	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0))
+		die("PR_SET_THP_DISABLE: %m");
+	for (k = 0; k < nrelease; k++) {
 		trace_release(0, sizes[k]);
 		if (module)
 			trace_release(1, sizes[k]);
 	}
-	tset("current_tracer", "nop", 0);
 	return 0;
 }
