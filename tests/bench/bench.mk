@@ -9,6 +9,9 @@
 #   make bench-clients [KERNELS=...]
 #       the seed's table alone: mrbench vector (glibc, stock and patched
 #       jemalloc, TCMalloc, the chunk loops) on the host and each kernel
+#   make bench-trace [KERNELS=...]
+#       not a benchmark: mrbench trace (tests/bench/trace.c) in a guest on
+#       each kernel, single calls counted under the function_graph tracer
 #
 # BENCH_HOST_ARGS and BENCH_GUEST_ARGS replace the mrbench options of each
 # side (see tests/bench/run for the defaults).
@@ -18,7 +21,7 @@ BENCH_SRCS   := $(wildcard tests/bench/*.c)
 BENCH_HDRS   := tests/bench/bench.h include/mremap_retain.h userlib/internal.h
 BENCH_CFLAGS := -std=gnu11 $(WARN) -pthread $(CFLAGS) -Iuserlib
 
-.PHONY: bench-host bench-deps bench-progs bench-clients
+.PHONY: bench-host bench-deps bench-progs bench-clients bench-trace
 
 # mrbench is linked dynamically, so that jemalloc and TCMalloc can be
 # preloaded; the guests get the host's libraries with it (mkinitramfs).
@@ -45,3 +48,11 @@ bench-clients: bench-deps $(if $(strip $(KERNELS)),vm-deps) bench-progs
 	BENCH_GUEST_ARGS="--runs 5 --max 1G vector" \
 	tests/bench/run --dir $(BUILD)/bench --out $(BUILD)/bench/clients.json \
 		--kernels "$(KERNELS)"
+
+# A kernel whose guest cannot run it (unserved, no tracer) fails the target
+# after the others have run.
+bench-trace: vm-deps bench-progs
+	@rc=0; for k in $(KERNELS); do \
+		tests/vm/run-in-vm --kernel $$k $(BUILD)/bench/mrbench \
+			--label $$k trace || rc=1; \
+	done; exit $$rc
