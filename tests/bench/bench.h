@@ -77,6 +77,19 @@ const char *size_name(size_t n, char *buf, size_t len);
 /* len bytes of PROT_NONE reserved address space whose start is aligned to
  * align (a power of two); munmap(*res, *res_len) releases it. */
 char *reserve_aligned(size_t len, size_t align, void **res, size_t *res_len);
+/*
+ * nslots slots for regions of n bytes in one PROT_NONE reservation (see
+ * reserve_aligned()), as percall moves between them: each past a 2 MiB
+ * boundary and 2 MiB of reservation, so that no move merges with a
+ * neighbour; with misaligned, the even ones page_size past their
+ * boundary, so that a move between an even and an odd one shifts every
+ * page by 4 KiB modulo 2 MiB.  Leaves them in slot[]; returns the base.
+ */
+char *reserve_slots(size_t n, int misaligned, int nslots, char **slot,
+		    void **res, size_t *res_len);
+/* Maps n bytes read-write at p (MAP_FIXED), populated if asked (under TCG
+ * one fault per page costs seconds at 1 GiB); dies if it cannot. */
+void map_slot(char *p, size_t n, int populate);
 /* Writes one word per page, derived from seed; check_pages() reads them. */
 void fill_pages(char *p, size_t len, unsigned long seed);
 int check_pages(const char *p, size_t len, unsigned long seed);
@@ -85,6 +98,10 @@ int vector_bench(const char *self);
 int vector_child(int argc, char **argv);
 int percall_bench(void);
 int release_bench(void);
+/* release's reuse of a chunk: mprotect() read-write, a write to every
+ * page; 0 or -1.  And whether every page of a chunk reads as zero. */
+int release_reuse(char *p, size_t len);
+int release_zeroed(const char *p, size_t len);
 int floor_bench(void);
 int crowd_bench(void);
 /* Not a benchmark: the function_graph tracer around single calls. */

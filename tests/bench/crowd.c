@@ -69,11 +69,8 @@ static double cell(const struct cvariant *v, size_t n, long long *t)
 	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &res, &res_len);
 	a = base + 2 * MIB;
 	b = base + 2 * MIB + span;
-	if (mmap(a, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		 -1, 0) != a ||
-	    mmap(b, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		 -1, 0) != b)
-		die("crowd: cannot map the slots: %m");
+	map_slot(a, n, 0);
+	map_slot(b, n, 0);
 	fill_pages(a, n, 5);
 	for (i = -1; i < CALLS && (i < MIN_CALLS || now_ns() < end); i++) {
 		long long t0 = now_ns();

@@ -86,15 +86,6 @@ static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
 	return -1;
 }
 
-/* populate: MAP_POPULATE, for the region that is moved (under TCG one
- * fault per page would cost seconds at 1 GiB, in every block). */
-static void map_slot(char *p, size_t n, int populate)
-{
-	if (mmap(p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
-		 MAP_FIXED | (populate ? MAP_POPULATE : 0), -1, 0) != p)
-		die("cannot map a slot of %zu bytes: %m", n);
-}
-
 /* One variant's slots in a block: it moves between a and b; scratch takes
  * the untimed mmap(MAP_FIXED) the others make between two calls. */
 struct lane {
@@ -107,15 +98,14 @@ struct lane {
 static int lane_setup(struct lane *l, const struct pvariant *v, size_t n,
 		      int misaligned)
 {
-	const size_t off = misaligned ? page_size : 0;
-	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
-	char *base = reserve_aligned(3 * span + 2 * MIB, 2 * MIB, &l->res,
-				     &l->res_len), *tmp;
+	char *slot[3], *tmp;
 
+	reserve_slots(n, misaligned, 3, slot, &l->res, &l->res_len);
 	l->v = v;
-	l->a = base + 2 * MIB + off;
-	l->b = base + 2 * MIB + span;
-	l->scratch = base + 2 * MIB + 2 * span + off;
+	l->a = slot[0];
+	l->b = slot[1];
+	l->scratch = slot[2];
+	/* The region that is moved is populated, the others fault. */
 	map_slot(l->a, n, 1);
 	map_slot(l->b, n, 0);
 	fill_pages(l->a, n, n);

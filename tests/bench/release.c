@@ -85,7 +85,7 @@ static int release(int m, char *p, size_t len)
 	return -1;
 }
 
-static int reuse(char *p, size_t len)
+int release_reuse(char *p, size_t len)
 {
 	size_t i;
 
@@ -96,7 +96,7 @@ static int reuse(char *p, size_t len)
 	return 0;
 }
 
-static int zero_pages(const char *p, size_t len)
+int release_zeroed(const char *p, size_t len)
 {
 	size_t i;
 
@@ -145,9 +145,7 @@ static int size_block(void *arg, double *out)
 	for (m = 0; m < nrel; m++) {
 		char *base = reserve_aligned(3 * c, align, &res[m], &res_len[m]);
 
-		if (mmap(base, 3 * c, PROT_READ | PROT_WRITE, MAP_PRIVATE |
-			 MAP_ANONYMOUS | MAP_FIXED, -1, 0) != base)
-			die("cannot map 3 chunks of %zu bytes: %m", c);
+		map_slot(base, 3 * c, 0);
 		chunk[m] = base + c;
 		memset(chunk[m], 1, c);
 	}
@@ -168,7 +166,7 @@ static int size_block(void *arg, double *out)
 			if (release(m, chunk[m], c))
 				die("release %s: %m", rel_names[m]);
 			t1 = now_ns();
-			if (reuse(chunk[m], c))
+			if (release_reuse(chunk[m], c))
 				die("reuse after %s: %m", rel_names[m]);
 			t2 = now_ns();
 			t_rel[m][r] = t1 - t0;
@@ -181,7 +179,7 @@ static int size_block(void *arg, double *out)
 		if (release(m, chunk[m], c) ||
 		    mprotect(chunk[m], c, PROT_READ | PROT_WRITE))
 			die("%s: %m", rel_names[m]);
-		if (m != REL_FREE && !zero_pages(chunk[m], c))
+		if (m != REL_FREE && !release_zeroed(chunk[m], c))
 			die("release %s %s: the chunk kept its data", rel_names[m],
 			    size_name(c, sz, sizeof(sz)));
 		munmap(res[m], res_len[m]);

@@ -220,6 +220,27 @@ char *reserve_aligned(size_t len, size_t align, void **res, size_t *res_len)
 	return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
+char *reserve_slots(size_t n, int misaligned, int nslots, char **slot,
+		    void **res, size_t *res_len)
+{
+	const size_t off = misaligned ? page_size : 0;
+	const size_t span = ((n + off + 2 * MIB - 1) & ~(2 * MIB - 1)) + 2 * MIB;
+	char *base = reserve_aligned(nslots * span + 2 * MIB, 2 * MIB, res,
+				     res_len);
+	int k;
+
+	for (k = 0; k < nslots; k++)
+		slot[k] = base + 2 * MIB + k * span + (k % 2 ? 0 : off);
+	return base;
+}
+
+void map_slot(char *p, size_t n, int populate)
+{
+	if (mmap(p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED | (populate ? MAP_POPULATE : 0), -1, 0) != p)
+		die("cannot map a slot of %zu bytes: %m", n);
+}
+
 static unsigned long page_word(unsigned long seed, size_t i)
 {
 	return (seed + i) * 0x9e3779b97f4a7c15UL;
