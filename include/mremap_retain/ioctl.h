@@ -23,8 +23,10 @@
 #define MREMAP_RETAIN_FEAT_DECOMMIT	(1U << 1)	/* MREMAP_RETAIN_IOC_DECOMMIT */
 #define MREMAP_RETAIN_FEAT_ALIKE	(1U << 2)	/* MREMAP_RETAIN_MOVE_ALIKE */
 
-/* Flags of struct mremap_retain_move (FIXED and NOREPLACE have the
- * library's values). */
+/*
+ * Flags of struct mremap_retain_move (FIXED and NOREPLACE have the
+ * library's values).
+ */
 #define MREMAP_RETAIN_MOVE_FIXED	0x1U	/* new_addr is the destination */
 #define MREMAP_RETAIN_MOVE_NOREPLACE	0x2U	/* with FIXED: EEXIST if occupied */
 #define MREMAP_RETAIN_MOVE_ALIKE	0x4U	/* with FIXED: 1 if alike, see below */

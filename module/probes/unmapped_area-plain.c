@@ -3,10 +3,11 @@
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 
-int mm_get_unmapped_area;
-
 unsigned long mrr_probe(void);
 unsigned long mrr_probe(void)
 {
 	return get_unmapped_area(NULL, 0, 1, 0, 0);
 }
+
+/* The name that must be free. */
+int mm_get_unmapped_area;
