@@ -8,8 +8,18 @@
  * child, for the cost of a load; where there is no such page, the process
  * ID is compared (a system call).  The page is mapped when the library is
  * loaded, so that no call takes address space its caller saw free.
+ *
+ * A child closes the descriptor it inherited only while the number still
+ * names what its maker noted: the program may have closed it and opened a
+ * file of its own on the same number since (closefrom() in a child is
+ * common).  A /proc file has an inode of its own; a userfaultfd has one
+ * from 5.12 on, and before shares the one of every anonymous inode, so
+ * its link must also read as a userfaultfd.
  */
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -20,6 +30,14 @@
 
 static int *words;
 static pid_t owner[MR_FORK_WORDS];
+/* What each descriptor named when it was marked. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} made[MR_FORK_WORDS];
+static const char *const made_link[MR_FORK_WORDS] = {
+	[MR_FORK_UFFD] = "anon_inode:[userfaultfd]",
+};
 
 __attribute__((constructor))
 static void map_words(void)
@@ -42,10 +60,15 @@ static void map_words(void)
 	__atomic_store_n(&words, p, __ATOMIC_RELEASE);
 }
 
-void mr_fork_mark(int w)
+void mr_fork_mark(int w, int fd)
 {
 	int *p = __atomic_load_n(&words, __ATOMIC_ACQUIRE);
+	struct stat st;
 
+	if (fd < 0 || fstat(fd, &st))
+		st.st_dev = st.st_ino = 0;
+	made[w].dev = st.st_dev;
+	made[w].ino = st.st_ino;
 	__atomic_store_n(&owner[w], getpid(), __ATOMIC_RELEASE);
 	if (p)
 		__atomic_store_n(&p[w], 1, __ATOMIC_RELEASE);
@@ -58,4 +81,23 @@ bool mr_fork_made_here(int w)
 	if (p)
 		return __atomic_load_n(&p[w], __ATOMIC_ACQUIRE) != 0;
 	return __atomic_load_n(&owner[w], __ATOMIC_ACQUIRE) == getpid();
+}
+
+void mr_fork_close_inherited(int w, int fd)
+{
+	char path[32], link[32];
+	struct stat st;
+	ssize_t len;
+
+	if (fd < 0 || fstat(fd, &st) || !made[w].ino ||
+	    st.st_dev != made[w].dev || st.st_ino != made[w].ino)
+		return;
+	if (made_link[w]) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link));
+		if (len != (ssize_t)strlen(made_link[w]) ||
+		    memcmp(link, made_link[w], len))
+			return;
+	}
+	close(fd);
 }

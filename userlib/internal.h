@@ -104,10 +104,13 @@ void mr_uffd_unregister(int fd, uintptr_t start, size_t len);
 bool mr_mseal_supported(void);
 
 /* forked.c: a word per descriptor that describes its maker's mm; it reads
- * false in any child until the child marks its own. */
+ * false in any child until the child marks its own.  Marking notes what
+ * @fd names; a child closes the @fd it inherited only while the number
+ * still names that, never a file the program opened on it since. */
 enum { MR_FORK_UFFD, MR_FORK_MAPS, MR_FORK_WORDS };
-void mr_fork_mark(int word);
+void mr_fork_mark(int word, int fd);
 bool mr_fork_made_here(int word);
+void mr_fork_close_inherited(int word, int fd);
 
 /* procfile.c: calls fn for each line (truncated to 511 bytes) until fn
  * returns nonzero; returns 0 or an errno value. */

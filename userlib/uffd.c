@@ -108,10 +108,9 @@ static int get_own_fd(void)
 	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&own_lock);
 	if (!mr_fork_made_here(MR_FORK_UFFD)) {
-		if (own_fd >= 0)
-			close(own_fd);		/* inherited through fork() */
+		mr_fork_close_inherited(MR_FORK_UFFD, own_fd);
 		__atomic_store_n(&own_fd, make_own_fd(), __ATOMIC_RELEASE);
-		mr_fork_mark(MR_FORK_UFFD);
+		mr_fork_mark(MR_FORK_UFFD, own_fd);
 	}
 	fd = own_fd;
 	pthread_mutex_unlock(&own_lock);
@@ -138,6 +137,7 @@ static void drop_own_fd(int fd)
 			__atomic_store_n(&own_fd, -1, __ATOMIC_RELEASE);
 			close(fd);
 		}
+		mr_fork_mark(MR_FORK_UFFD, own_fd);
 		if (nfd >= 0)
 			close(nfd);
 	}

@@ -75,11 +75,10 @@ static int get_maps_fd(void)
 	pthread_once(&atfork_once, register_atfork);
 	pthread_mutex_lock(&maps_lock);
 	if (!mr_fork_made_here(MR_FORK_MAPS)) {
-		if (maps_fd >= 0)
-			close(maps_fd);		/* inherited */
+		mr_fork_close_inherited(MR_FORK_MAPS, maps_fd);
 		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 		__atomic_store_n(&maps_fd, fd < 0 ? -1 : fd, __ATOMIC_RELEASE);
-		mr_fork_mark(MR_FORK_MAPS);
+		mr_fork_mark(MR_FORK_MAPS, fd);
 	}
 	fd = maps_fd;
 	pthread_mutex_unlock(&maps_lock);

@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "../tap.h"
@@ -339,6 +340,76 @@ static void maps_raw_child(const char *bn)
 	       "%s: in a raw clone() child, a shared mapping it made -> EINVAL", bn);
 }
 
+/*
+ * A child that closes every descriptor and opens its own files, which take
+ * the numbers of the library's (the parent's /proc/self/maps and
+ * userfaultfd): the library's first call in the child opens its own and
+ * leaves the child's files on those numbers alone.  By fork() and by a raw
+ * clone(); each child exits 0 when its files are intact and the move held
+ * the bytes, 2 when the parent's descriptors could not be found.
+ */
+static int child_files(void)
+{
+	static const char *const files[] = { "/dev/zero", "/dev/null" };
+	int nums[2], n = 0, fd, i, ok = 1;
+	struct stat want[2], got;
+	char link[64], path[32];
+	size_t len = 2 * PS;
+	char *p, *r;
+	ssize_t l;
+
+	for (fd = 3; fd < 1024 && n < 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = 0;
+		if (!strcmp(link, "anon_inode:[userfaultfd]") ||
+		    (!strncmp(link, "/proc/", 6) && strstr(link, "/maps")))
+			nums[n++] = fd;
+	}
+	if (n == 0)
+		return 2;
+	for (i = 0; i < n; i++) {
+		fd = open(files[i], O_RDONLY);
+		if (fd < 0 || dup2(fd, nums[i]) != nums[i] || fstat(nums[i], &want[i]))
+			return 3;
+		close(fd);
+	}
+	p = map_anon(len, PROT_READ | PROT_WRITE);
+	fill(p, len, 21);
+	r = mremap_retain(p, len, 2 * len, 0);
+	if (r == MAP_FAILED || !has_pattern(r, len, 21))
+		ok = 0;
+	for (i = 0; i < n; i++)
+		ok &= !fstat(nums[i], &got) && got.st_dev == want[i].st_dev &&
+		      got.st_ino == want[i].st_ino;
+	return ok ? 0 : 1;
+}
+
+static void child_keeps_its_files(const char *bn)
+{
+	size_t len = 2 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+	int how, st;
+	pid_t pid;
+
+	accepted(bn, p, len, "a source moved before the children");
+	for (how = 0; how < 2; how++) {
+		pid = how ? (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, NULL) : fork();
+		if (!pid)
+			_exit(child_files());
+		st = -1;
+		if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 2)
+			tap_skip("no descriptor of the library's to take over");
+		else
+			tap_ok(pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			       "%s: a %s child's own files on the numbers of the library's descriptors stay open (status %d)",
+			       bn, how ? "raw clone()" : "fork()", st);
+	}
+}
+
 /* Sealed and of a refused kind (shared; registered with userfaultfd):
  * EPERM comes first, as in mremap(). */
 static void sealed_and_refused(const char *bn)
@@ -440,6 +511,7 @@ int main(void)
 		userfaultfd_elsewhere(bn);
 		userfaultfd_raw_child(bn);
 		maps_raw_child(bn);
+		child_keeps_its_files(bn);
 		sealing(bn);
 	}
 	fallback_agrees();
