@@ -81,7 +81,8 @@ int mr_args(struct mr_req *r, void *old_address, size_t old_size,
 	if (flags & MREMAP_RETAIN_FIXED) {
 		if (new & mask)
 			return EINVAL;
-		if (new_size > UINTPTR_MAX - new)
+		/* Past the top, as the module has it (mremap(): EINVAL). */
+		if (new_size > UINTPTR_MAX - new || new > task_size() - new_size)
 			return ENOMEM;
 		if (new < old + old_size && old < new + new_size)
 			return EINVAL;
