@@ -49,6 +49,59 @@ static int forced_module(void *arg)
 	return !(rc == -1 && errno == ENOTSUP && has_pattern(p, PS, 41));
 }
 
+/*
+ * A failure after the first mapping of a range: the system calls change
+ * the mappings in turn, so the library puts back what mprotect() changed
+ * before it failed (the module's ioctl checks everything first).
+ */
+static void sealed_tail(void)
+{
+	size_t len = 4 * PS;
+	char *p = map_anon(len, PROT_READ | PROT_WRITE);
+
+	fill(p, len, 43);
+	if (syscall(462, p + 2 * PS, 2 * PS, 0UL)) {
+		tap_skip("no mseal() (Linux 6.10+)");
+		return;
+	}
+	tap_ok(mremap_retain_decommit(p, len) == -1 && errno == EPERM &&
+	       vmflag(p, "wr") == 1 && has_pattern(p, len, 43),
+	       "a sealed second mapping -> EPERM, the first keeps its protection and bytes");
+}
+
+/* At vm.max_map_count: [A: two pages, a mapping of its own][the first
+ * page of B, two pages]: A changes, then B cannot be split. */
+static int at_map_count(void *arg)
+{
+	char *a, *q;
+	int i;
+
+	(void)arg;
+	a = map_anon(4 * PS, PROT_READ | PROT_WRITE);
+	fill(a, 4 * PS, 44);
+	/* Flags of their own: neither merges with the other or a neighbour. */
+	if (madvise(a, 2 * PS, MADV_DONTDUMP) || madvise(a + 2 * PS, 2 * PS, MADV_DONTFORK))
+		return 3;
+	/* Single pages of alternating protections, until none is left. */
+	for (i = 0; ; i++) {
+		q = mmap(NULL, PS, i & 1 ? PROT_READ : PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED)
+			break;
+	}
+	if (errno != ENOMEM)
+		return 4;
+	if (mremap_retain_decommit(a, 3 * PS) != -1 || errno != ENOMEM)
+		return 1;
+	if (vmflag(a, "wr") != 1) {
+		/* Before 6.11 (no PROCMAP_QUERY) the man page allows it
+		 * PROT_NONE, its bytes intact. */
+		if (mr_vma_query_works() || mprotect(a, 2 * PS, PROT_READ | PROT_WRITE))
+			return 5;
+	}
+	return !has_pattern(a, 4 * PS, 44);
+}
+
 int main(void)
 {
 	size_t len = 4 * PS;
@@ -95,6 +148,11 @@ int main(void)
 	       !read_faults(p + 3 * PS) && has_pattern(p, PS, 42),
 	       "one page beside a hole: released alone");
 	munmap(p, len);
+
+	sealed_tail();
+	m = in_child(at_map_count, NULL);
+	tap_ok(m == 0, "at vm.max_map_count, a range whose second mapping cannot be split -> ENOMEM, "
+	       "the first keeps its protection and bytes (child status %d)", m);
 
 	for (m = MR_DECOMMIT_MMAP; m <= MR_DECOMMIT_MPROTECT; m++)
 		method(m);
