@@ -257,6 +257,23 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 		}
 	} else {
 		via = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+		if (via == MAP_FAILED && errno == ENOMEM && reserved && fixed &&
+		    near_as_limit(n)) {
+			/*
+			 * No room under RLIMIT_AS for the intermediate place,
+			 * where mremap() judges the growth net of what it
+			 * replaces: move straight into the claimed
+			 * destination, whose tail is mapped already (it stays
+			 * a mapping of its own).
+			 */
+			p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP |
+				   MREMAP_FIXED, dst);
+			if (p == MAP_FAILED) {
+				err = errno;
+				goto unreserve;
+			}
+			goto moved;
+		}
 		if (via == MAP_FAILED) {
 			err = errno;
 			goto unreserve;
@@ -269,6 +286,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 			goto unreserve;
 		}
 	}
+moved:
 	if (n < r->old_size)
 		madvise((char *)old + n, r->old_size - n, MADV_DONTNEED);
 	*out = p;

@@ -45,6 +45,30 @@ static int rlimit_as(void *arg)
 	return r != MAP_FAILED && has_pattern(r, len, 30) ? 0 : 2;
 }
 
+/*
+ * A FIXED growth into an existing mapping with RLIMIT_AS one page above
+ * VmSize: mremap() itself judges it net of the mapping it replaces and
+ * makes it, so the call must too (SPEC 5).
+ */
+static int rlimit_as_fixed(void *arg)
+{
+	char *src = map_anon(64 * PS, PROT_READ | PROT_WRITE), *r;
+	char *dst = map_anon(128 * PS, PROT_READ | PROT_WRITE);
+	struct rlimit rl;
+
+	if (mremap_retain_set_backend(*(int *)arg))
+		return 77;
+	fill(src, 64 * PS, 31);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)status_kb("VmSize") * 1024 + PS;
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 77;
+	r = mremap_retain(src, 64 * PS, 128 * PS, MREMAP_RETAIN_FIXED, dst);
+	if (r == MAP_FAILED)
+		return 100 + errno;
+	return r == dst && has_pattern(dst, 64 * PS, 31) && is_zero(dst + 64 * PS, 64 * PS) &&
+	       is_zero(src, 64 * PS) ? 0 : 2;
+}
+
 /* Fill the map count up to the limit minus spare, with a 1-page source
  * VMA ready; then try to move it. */
 static int max_maps(void *arg)
@@ -98,6 +122,9 @@ int main(void)
 
 		rc = in_child(rlimit_as, &b);
 		tap_ok(rc == 0, "%s: RLIMIT_AS -> ENOMEM, nothing changed (child %d)", bn, rc);
+		rc = in_child(rlimit_as_fixed, &b);
+		tap_ok(rc == 0, "%s: a FIXED growth into a mapping, RLIMIT_AS a page above VmSize: "
+		       "moved, as mremap() would (child %d)", bn, rc);
 
 		fill(src, len, 32);
 		r = mremap_retain(src, len, (size_t)1 << 42, 0);
