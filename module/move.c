@@ -390,6 +390,14 @@ static void mrr_retire_source(struct mm_struct *mm, const struct mrr_plan *p)
 
 	for (addr = p->old_addr; addr < old_end; addr = part.end) {
 		mrr_part_at(mm, p, addr, &part);
+		/*
+		 * Before the zap: with per-VMA locks a fault does not wait
+		 * for mmap_lock, and one taken between the zap and
+		 * mrr_vma_forget_pages() would map a page naming the
+		 * anon_vma that is let go.  The parts that moved are locked
+		 * already; those past what moves (a shrink) are not.
+		 */
+		mrr_vma_start_write(part.vma);
 		if (part.moved < part.end - part.start)
 			mrr_zap(part.vma, part.start + part.moved,
 				part.end - part.start - part.moved);

@@ -4,10 +4,16 @@
  * every backend: they move as one, each part keeping its protection and
  * flags at its offset in the destination, growth taking the protection of
  * the part that holds the last byte moved; the source is left as fresh
- * memory with each part's protection; a shrink across parts; a locked part
- * among unlocked ones; and the failures (a hole, a part of the wrong kind,
- * a sealed part, an occupied NOREPLACE destination) with nothing changed.
+ * memory with each part's protection; a shrink across parts, also while
+ * another thread writes to the part it leaves behind (module); a locked
+ * part among unlocked ones; and the failures (a hole, a part of the wrong
+ * kind, a sealed part, an occupied NOREPLACE destination) with nothing
+ * changed.
  */
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
+
 #include "testlib.h"
 
 #define PARTS 3
@@ -118,6 +124,80 @@ static void t_shrink(void)
 	if (r != MAP_FAILED)
 		munmap(r, keep);
 	munmap(p, len);
+}
+
+/*
+ * A shrink leaves the parts past what moves to be zapped and made fresh
+ * (their anon_vma let go), while another thread keeps writing to the last
+ * of them: each write that faults there meanwhile must wait for the move,
+ * never map a page that still names the let-go anon_vma (with per-VMA
+ * locks a fault does not wait for mmap_lock).  Then the destination goes,
+ * which frees that anon_vma once RCU is done with it (membarrier waits for
+ * that), and the last part moves into an alike mapping, which on the
+ * kernels that offer it goes by UFFDIO_MOVE and looks up each page's
+ * anon_vma: a page mapped in the window would name freed memory (KASAN
+ * reports it on the debug kernel; a stock kernel may oops or spin).  The
+ * module's own code; the library's backends go around it.
+ */
+static volatile int racing;
+/* More pages than the zap gathers before it flushes the TLB (10,000 on
+ * the kernels here): before that flush no write faults, under QEMU's
+ * large TLB, so the window opens only past it. */
+static size_t tail_pages = 16384;
+
+static void *tail_writer(void *arg)
+{
+	char *tail = arg;
+	size_t off = 0;
+
+	while (__atomic_load_n(&racing, __ATOMIC_RELAXED)) {
+		tail[off] = 1;
+		off = (off + ps) % (tail_pages * ps);
+	}
+	return NULL;
+}
+
+static void t_shrink_racing_writer(void)
+{
+	size_t tail = tail_pages * ps, len = 2 * ps + tail;
+	int rounds = 0, bad = 0, i;
+	struct timespec t0, t;
+	char *p, *r, *d;
+	pthread_t th;
+
+	if (!tl_is_module())
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		/* A page rw, a page r--, then the long rw tail. */
+		p = tl_map(len, PROT_READ | PROT_WRITE);
+		tl_fill(p, len, 25);
+		mprotect(p + ps, ps, PROT_READ);
+		__atomic_store_n(&racing, 1, __ATOMIC_RELAXED);
+		if (pthread_create(&th, NULL, tail_writer, p + 2 * ps)) {
+			bad++;
+			break;
+		}
+		r = mremap_retain(p, len, ps, 0, NULL);
+		__atomic_store_n(&racing, 0, __ATOMIC_RELAXED);
+		pthread_join(th, NULL);
+		if (r == MAP_FAILED || !tl_check(r, ps, 25))
+			bad++;
+		if (r != MAP_FAILED)
+			munmap(r, ps);
+		for (i = 0; i < 2; i++)
+			syscall(SYS_membarrier, 1 /* MEMBARRIER_CMD_GLOBAL */, 0, 0);
+		/* Up to 32 MiB, an alike move goes by UFFDIO_MOVE. */
+		d = tl_map(tail / 2, PROT_READ | PROT_WRITE);
+		if (mremap_retain(p + 2 * ps, tail / 2, tail / 2, MREMAP_RETAIN_FIXED, d) != d)
+			bad++;
+		munmap(d, tail / 2);
+		munmap(p, len);
+		rounds++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 3);
+	tap_ok(!bad, "[%s] a shrink racing a writer in the part it leaves behind, then that part moved: %d rounds, %d failed (the kernel log says the rest)",
+	       BN, rounds, bad);
 }
 
 /* A locked part among unlocked ones: the lock goes with its pages. */
@@ -232,6 +312,7 @@ static void all(void)
 	t_grow();
 	t_grow_readonly_tail();
 	t_shrink();
+	t_shrink_racing_writer();
 	t_locked_part();
 	t_failures();
 }
