@@ -125,10 +125,18 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 		/*
 		 * Put back what was protected; with nothing zapped yet, a
 		 * second failure here would leave the bytes, inaccessible.
+		 * Only the access bits go back, onto the flags the mapping
+		 * has now, as mprotect() would put them: PROT_NONE may have
+		 * dropped VM_ACCOUNT and its charge (an anonymous mapping
+		 * without anon_vma), which mprotect_fixup() charges again
+		 * only where write access returns.
 		 */
-		while (i--)
+		while (i--) {
+			vma = mrr_vma_lookup(mm, pieces[i].start);
 			mrr_protect(mm, pieces[i].start, pieces[i].end,
-				    pieces[i].flags);
+				    (vma->vm_flags & ~VM_ACCESS_FLAGS) |
+				    (pieces[i].flags & VM_ACCESS_FLAGS));
+		}
 		goto out;
 	}
 	/*

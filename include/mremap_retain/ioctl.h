@@ -69,9 +69,11 @@ struct mremap_retain_move {
  * not mapped, EPERM if part is sealed, EOPNOTSUPP if part is memory the
  * module leaves to those two system calls (anything but private anonymous
  * memory that is unlocked, not executable and not registered with
- * userfaultfd, or no room in vm.max_map_count for a split).  Only if the
+ * userfaultfd, or no room in vm.max_map_count for a split).  If the
  * kernel runs out of memory while splitting a mapping (ENOMEM, after the
- * checks) may the range be left released but still accessible.
+ * checks), the contents stay and the protection is put back (a mapping may
+ * be left split, as mprotect() leaves it); only should putting it back
+ * fail too may part of the range stay PROT_NONE, its contents intact.
  */
 struct mremap_retain_decommit {
 	__u64 addr;

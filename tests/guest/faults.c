@@ -12,7 +12,9 @@
  * mapped with its protection) or fail with the errno table's ENOMEM and
  * nothing changed: /proc/self/maps, VmSize and VmLck as before, the bytes
  * where they were; a FIXED destination that the call was to replace is
- * either intact or unmapped (man page).  Page tables, VMAs, anon_vma
+ * either intact or unmapped (man page); and once all is unmapped again,
+ * Committed_AS is back where it was (a failure path that restored a
+ * mapping's VM_ACCOUNT without its charge would leave it lower).  Page tables, VMAs, anon_vma
  * chains and maple-tree nodes are all in the sweep: it covers the
  * module's failure paths after move_page_tables() on every kernel that
  * has fault injection, where memcg.c reaches them on 5.10/6.1 only.
@@ -32,16 +34,28 @@
 #define SEED_SRC 71
 #define SEED_DST 72
 
-enum fcase { F_GROW, F_REPLACE, F_LOCKED, F_SHRINK, F_PARTS, F_DECOMMIT, F_NCASES };
+enum fcase {
+	F_GROW, F_REPLACE, F_ALIKE, F_LOCKED, F_SHRINK, F_PARTS,
+	F_DECOMMIT, F_DECOMMIT_RETIRED, F_NCASES
+};
 
 static const char *const fcase_name[F_NCASES] = {
 	"grow 4 MiB to 8 MiB onto a free range off its alignment",
-	"move 4 MiB onto an existing mapping (FIXED replaces it)",
+	"move 4 MiB onto an existing read-only mapping (FIXED replaces it)",
+	"move 4 MiB onto an alike mapping (FIXED; UFFDIO_MOVE where the module offers it)",
 	"move a locked 4 MiB source",
 	"shrink 4 MiB to 1 MiB onto a free range",
 	"grow a source of three mappings (rw|r--|rw) to 8 MiB",
 	"decommit 1 MiB in the middle of a 4 MiB mapping",
+	"decommit 2 MiB across a moved-out read-only mapping and a rw one",
 };
+
+/* The cases whose failure paths the module's sweep must see (the alike
+ * move falls back, page by page, rather than fail). */
+static int must_fail(enum fcase c)
+{
+	return c != F_ALIKE;
+}
 
 #define SRC_LEN (4UL << 20)
 
@@ -104,14 +118,36 @@ static void setup(enum fcase c, struct layout *l)
 		mprotect(l->src + SRC_LEN / 4, SRC_LEN / 2, PROT_READ);
 	l->dst = NULL;
 	l->dst_len = 0;
-	if (c == F_DECOMMIT)
+	if (c == F_DECOMMIT_RETIRED) {
+		/*
+		 * The first half read-only, then moved out and back to
+		 * fresh memory: a mapping that keeps VM_ACCOUNT without an
+		 * anon_vma, whose charge PROT_NONE gives back (mprotect()).
+		 */
+		char *r;
+
+		/* Not the copy backend, which leaves the anon_vma. */
+		if (mremap_retain_set_backend(MREMAP_RETAIN_BACKEND_MODULE))
+			mremap_retain_set_backend(MREMAP_RETAIN_BACKEND_DONTUNMAP);
+		mprotect(l->src, SRC_LEN / 2, PROT_READ);
+		r = mremap_retain(l->src, SRC_LEN / 2, SRC_LEN / 2, 0, NULL);
+		if (r == MAP_FAILED) {
+			tap_diag("setup move: %s", strerror(errno));
+			exit(99);
+		}
+		munmap(r, SRC_LEN / 2);
+	}
+	if (c == F_DECOMMIT || c == F_DECOMMIT_RETIRED)
 		return;
 	/* 4 KiB past a 2 MiB boundary: every PTE table is a new one. */
 	l->dst = aligned_range(l->new_len, ps);
-	if (c == F_REPLACE) {
+	if (c == F_REPLACE || c == F_ALIKE) {
 		l->dst_len = l->new_len;
 		map_at(l->dst, l->dst_len, PROT_READ | PROT_WRITE);
 		tl_fill(l->dst, l->dst_len, SEED_DST);
+		/* Not alike: the module replaces it by page tables. */
+		if (c == F_REPLACE)
+			mprotect(l->dst, l->dst_len, PROT_READ);
 	}
 	if (c == F_LOCKED && mlock(l->src, SRC_LEN)) {
 		tap_diag("mlock: %s", strerror(errno));
@@ -130,6 +166,8 @@ static int call(enum fcase c, struct layout *l)
 {
 	if (c == F_DECOMMIT)
 		return mremap_retain_decommit(l->src + SRC_LEN / 2 - (512UL << 10), 1UL << 20);
+	if (c == F_DECOMMIT_RETIRED)
+		return mremap_retain_decommit(l->src + SRC_LEN / 4, SRC_LEN / 2);
 	return mremap_retain(l->src, l->old_len, l->new_len, MREMAP_RETAIN_FIXED,
 			     l->dst) == l->dst ? 0 : -1;
 }
@@ -140,6 +178,16 @@ static int kept(enum fcase c, struct layout *l, char *msg, size_t cap)
 	size_t moved = l->new_len < l->old_len ? l->new_len : l->old_len;
 	char *mid = l->src + SRC_LEN / 2 - (512UL << 10);
 
+	if (c == F_DECOMMIT_RETIRED) {
+		if (!tl_zero(l->src, SRC_LEN / 4) || strcmp(tl_perms(l->src), "r--p") ||
+		    strcmp(tl_perms(l->src + SRC_LEN / 4), "---p") ||
+		    strcmp(tl_perms(l->src + SRC_LEN / 2), "---p") ||
+		    !tl_check_range(l->src, 3 * SRC_LEN / 4, SRC_LEN, SEED_SRC))
+			return snprintf(msg, cap, "decommit succeeded but the range is %s|%s or the rest changed",
+					tl_perms(l->src + SRC_LEN / 4),
+					tl_perms(l->src + SRC_LEN / 2)), 0;
+		return 1;
+	}
 	if (c == F_DECOMMIT) {
 		if (!tl_check_range(l->src, 0, mid - l->src, SEED_SRC) ||
 		    !tl_check_range(l->src, mid + (1UL << 20) - l->src, SRC_LEN, SEED_SRC) ||
@@ -230,11 +278,15 @@ static int unchanged(enum fcase c, struct layout *l, long vm0, long lck0,
 		     char *msg, size_t cap)
 {
 	long vm1 = tl_status_kb("VmSize"), lck1 = tl_status_kb("VmLck");
-	int dst_gone = c == F_REPLACE && !strcmp(tl_perms(l->dst), "none");
+	int replaces = c == F_REPLACE || c == F_ALIKE;
+	int dst_gone = replaces && !strcmp(tl_perms(l->dst), "none");
 
-	if (!tl_check(l->src, l->old_len, SEED_SRC))
+	if (c == F_DECOMMIT_RETIRED ?
+	    !tl_zero(l->src, SRC_LEN / 2) ||
+	    !tl_check_range(l->src, SRC_LEN / 2, SRC_LEN, SEED_SRC) :
+	    !tl_check(l->src, l->old_len, SEED_SRC))
 		return snprintf(msg, cap, "the source's bytes changed"), 0;
-	if (c == F_REPLACE && !dst_gone && !tl_check(l->dst, l->dst_len, SEED_DST))
+	if (replaces && !dst_gone && !tl_check(l->dst, l->dst_len, SEED_DST))
 		return snprintf(msg, cap, "the destination that was not replaced changed"), 0;
 	if (dst_gone)
 		vm1 += l->dst_len >> 10;
@@ -261,9 +313,9 @@ static int run_sweep(void *arg, char *msg, size_t cap)
 {
 	const struct sweep *s = arg;
 	int injected = 0, failed = 0, gone = 0, e, rc;
+	long vm0, lck0, c0, c1;
 	struct layout l;
 	unsigned int n;
-	long vm0, lck0;
 
 	if (s->method)
 		setenv("MREMAP_RETAIN_DECOMMIT", s->method, 1);
@@ -281,6 +333,7 @@ static int run_sweep(void *arg, char *msg, size_t cap)
 	teardown(&l);
 
 	for (n = 1; n <= MAXN; n++) {
+		c0 = tl_committed_exact_kb();
 		setup(s->c, &l);
 		tl_snapshot(&before);
 		vm0 = tl_status_kb("VmSize");
@@ -314,18 +367,30 @@ static int run_sweep(void *arg, char *msg, size_t cap)
 			if (!unchanged(s->c, &l, vm0, lck0, msg, cap))
 				return snprintf(msg + strlen(msg), cap - strlen(msg),
 						" (allocation %u failed)", n), 1;
-			gone += s->c == F_REPLACE && !strcmp(tl_perms(l.dst), "none");
+			gone += l.dst_len && !strcmp(tl_perms(l.dst), "none");
 		}
 		teardown(&l);
+		/*
+		 * The call's charge given back with its mappings: a failure
+		 * path that left a mapping flagged VM_ACCOUNT without its
+		 * charge (or the other way round) shows here.
+		 */
+		c1 = tl_committed_exact_kb();
+		if (c0 < 0 || c1 < 0)
+			return snprintf(msg, cap, "cannot read Committed_AS exactly"), 1;
+		if (labs(c1 - c0) > 256)
+			return snprintf(msg, cap, "allocation %u failed (the call: %s): Committed_AS %ld -> %ld kB once all is unmapped",
+					n, rc ? tl_errname(e) : "succeeded", c0, c1), 1;
 	}
 	if (n > MAXN)
 		return snprintf(msg, cap, "more than %d allocations in one call", MAXN), 1;
 	/* The module's failure paths are what the sweep is for. */
-	if (!failed && (s->method ? !strcmp(s->method, "module") :
-			s->backend == MREMAP_RETAIN_BACKEND_MODULE))
+	if (!failed && must_fail(s->c) &&
+	    (s->method ? !strcmp(s->method, "module") :
+	     s->backend == MREMAP_RETAIN_BACKEND_MODULE))
 		return snprintf(msg, cap, "%d allocations failed one at a time, and the call never failed: the sweep saw no failure path",
 				injected), 1;
-	snprintf(msg, cap, "%d allocations failed one at a time: %d calls ENOMEM with nothing changed%s, %d succeeded anyway with the contract kept",
+	snprintf(msg, cap, "%d allocations failed one at a time: %d calls ENOMEM with nothing changed%s, %d succeeded anyway with the contract kept; Committed_AS back each time",
 		 injected, failed, gone ? " (some with the replaced destination unmapped)" : "",
 		 injected - failed);
 	return 0;
@@ -399,11 +464,12 @@ int main(void)
 		}
 	}
 	/* Decommit has two methods that keep its contract. */
-	for (m = 0; m < 2; m++) {
-		struct sweep s = { .c = F_DECOMMIT, .method = methods[m] };
+	for (c = F_DECOMMIT; c < F_NCASES; c++)
+		for (m = 0; m < 2; m++) {
+			struct sweep s = { .c = c, .method = methods[m] };
 
-		tap_ok(tl_child(run_sweep, &s, msg, sizeof(msg)) == 0,
-		       "[decommit %s] %s: %s", methods[m], fcase_name[F_DECOMMIT], msg);
-	}
+			tap_ok(tl_child(run_sweep, &s, msg, sizeof(msg)) == 0,
+			       "[decommit %s] %s: %s", methods[m], fcase_name[c], msg);
+		}
 	return tap_done();
 }
