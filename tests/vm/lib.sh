@@ -216,3 +216,24 @@ copy_ko() {
 	*) die "unknown module format: $src" ;;
 	esac >"$dst.tmp" && mv -f -- "$dst.tmp" "$dst"
 }
+
+# The module's sources in checkout SRC, one path a line relative to it
+# (dkms.conf, which states the version, module/ and include/): the files
+# git knows or would add, minus anything a local `make module` may have
+# left behind.
+module_sources() {
+	local src=$1
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$src" ls-files --cached --others --exclude-standard \
+			-x '*.o' -x '*.ko' -x '*.ko.*' -x '*.mod' -x '*.mod.c' \
+			-x '.*.cmd' -x '.*.d' -x 'modules.order' -x 'Module.symvers' \
+			-x '*.a' -x '.tmp_versions' -- dkms.conf module include |
+			while IFS= read -r f; do [ -f "$src/$f" ] && printf '%s\n' "$f"; done
+	else
+		(cd "$src" && find dkms.conf module include -type f \
+			! -name '*.o' ! -name '*.ko' ! -name '*.ko.*' ! -name '*.mod' \
+			! -name '*.mod.c' ! -name '.*.cmd' ! -name '.*.d' \
+			! -name modules.order ! -name Module.symvers \
+			! -path '*/generated/*' ! -path '*/.probe-build/*' 2>/dev/null)
+	fi | LC_ALL=C sort -u
+}
