@@ -4,7 +4,6 @@
  * address range reserved, by the method decommit_method.c picks.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "internal.h"
@@ -28,43 +27,9 @@ int mr_decommit_with(int method, void *addr, size_t len)
 	return 0;
 }
 
-/* What a range was before: its mappings' extents and protections. */
-struct was {
-	uintptr_t start, end;
-	int prot;
-};
-
-#define WAS_ROOM 8
-
-/*
- * The mappings of [start, end) by PROCMAP_QUERY (6.11+): ENOMEM at a hole,
- * as mprotect() says; ENOTTY where there is no such query.  The first
- * @room go to @was; *@n counts them all.
- */
-static int walk(uintptr_t start, uintptr_t end, struct was *was, int room,
-		int *n)
-{
-	struct mr_vma v;
-	uintptr_t addr;
-	int err;
-
-	for (*n = 0, addr = start; addr < end; addr = v.end, ++*n) {
-		err = mr_vma_query(addr, &v);
-		if (err)
-			return err == EFAULT ? ENOMEM : err;
-		if (*n < room)
-			was[*n] = (struct was) {
-				addr, v.end < end ? v.end : end, v.prot,
-			};
-	}
-	return 0;
-}
-
 int mr_decommit_range(int method, int fallback, void *addr, size_t len)
 {
-	struct was stack[WAS_ROOM], *was = stack;
-	uintptr_t start = (uintptr_t)addr;
-	int err, n = 1, i;
+	int err;
 
 	if (method == MR_DECOMMIT_MODULE) {
 		/* The module checks and releases under one lock; it hands
@@ -75,42 +40,17 @@ int mr_decommit_range(int method, int fallback, void *addr, size_t len)
 		method = fallback;
 	}
 	/*
-	 * Nothing may change if part of the range is not mapped, and
-	 * mprotect() changes a range's mappings in turn: past a hole, or
-	 * where a later mapping is sealed or cannot be split (no memory,
-	 * vm.max_map_count), it fails with those before it changed.  So a
-	 * range of several pages is walked first: the query fails on a hole,
-	 * and a failure of mprotect() puts back what it had changed.  One
-	 * page lies in one mapping or in none, where mprotect() fails with
-	 * nothing changed (a mmap() would fill the hole: it always gets the
-	 * check).  Without the query (before 6.11), MS_ASYNC, which does no
-	 * work and fails with ENOMEM on a hole first, finds the holes; there
-	 * the rarer failures may leave mappings before the failing one
-	 * PROT_NONE, their bytes intact (man page).
+	 * Nothing may change if part of the range is not mapped.  A range
+	 * of several pages may span a hole, past which mprotect() fails
+	 * after changing what comes before it; MS_ASYNC does no work and
+	 * fails with ENOMEM on a hole first.  One page lies in one mapping
+	 * or in none, where mprotect() fails with nothing changed (a mmap()
+	 * would fill the hole: it always gets the check).
 	 */
-	if (len > mr_page_size() || method != MR_DECOMMIT_MPROTECT) {
-		err = walk(start, start + len, stack, WAS_ROOM, &n);
-		if (!err && n > WAS_ROOM) {
-			was = malloc(n * sizeof(*was));
-			err = was ? walk(start, start + len, was, n, &i) : ENOMEM;
-			n = i < n ? i : n;	/* what was noted */
-		}
-		if (err == ENOTTY) {
-			n = 1;
-			err = msync(addr, len, MS_ASYNC) ? errno : 0;
-		}
-		if (err)
-			goto out;
-	}
-	err = mr_decommit_with(method, addr, len);
-	if ((err == ENOMEM || err == EPERM) && method == MR_DECOMMIT_MPROTECT)
-		for (i = 0; i < n && n > 1; i++)
-			mprotect((void *)was[i].start, was[i].end - was[i].start,
-				 was[i].prot);
-out:
-	if (was != stack)
-		free(was);
-	return err;
+	if ((len > mr_page_size() || method != MR_DECOMMIT_MPROTECT) &&
+	    msync(addr, len, MS_ASYNC))
+		return errno;
+	return mr_decommit_with(method, addr, len);
 }
 
 MR_API int mremap_retain_decommit(void *addr, size_t len)

@@ -55,18 +55,6 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The check a range of more than one page gets first (decommit.c), for
- * a range in one mapping: one query, or MS_ASYNC without the query. */
-static int more_check(char *page)
-{
-	struct mr_vma v;
-	int err = mr_vma_query((uintptr_t)page, &v);
-
-	if (err == ENOTTY)
-		err = msync(page, mr_page_size(), MS_ASYNC) ? errno : 0;
-	return err;
-}
-
 /*
  * Release the middle page of three, as an allocator releases one chunk of
  * a larger reservation, in each of the NCAL ways in turn, so that they
@@ -105,7 +93,9 @@ static int calibrate(long long median[NCAL])
 			if (m == CAL_MODULE)
 				err = mr_decommit_range(MR_DECOMMIT_MODULE, 0,
 							page, ps);
-			else if (!(err = m == CAL_MORE ? more_check(page) : 0))
+			else if (m == CAL_MORE && msync(page, ps, MS_ASYNC))
+				err = errno;
+			else
 				err = mr_decommit_with(MR_DECOMMIT_MPROTECT,
 						       page, ps);
 			if (err)
