@@ -228,7 +228,7 @@ module_sources() {
 			-x '*.o' -x '*.ko' -x '*.ko.*' -x '*.mod' -x '*.mod.c' \
 			-x '.*.cmd' -x '.*.d' -x 'modules.order' -x 'Module.symvers' \
 			-x '*.a' -x '.tmp_versions' -- dkms.conf module include |
-			while IFS= read -r f; do [ -f "$src/$f" ] && printf '%s\n' "$f"; done
+			while IFS= read -r f; do [ ! -f "$src/$f" ] || printf '%s\n' "$f"; done
 	else
 		(cd "$src" && find dkms.conf module include -type f \
 			! -name '*.o' ! -name '*.ko' ! -name '*.ko.*' ! -name '*.mod' \
