@@ -16,8 +16,8 @@
  * from 5.12 on, and before shares the one of every anonymous inode, so
  * its link must also read as a userfaultfd.
  */
+#include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,9 +35,6 @@ static struct {
 	dev_t dev;
 	ino_t ino;
 } made[MR_FORK_WORDS];
-static const char *const made_link[MR_FORK_WORDS] = {
-	[MR_FORK_UFFD] = "anon_inode:[userfaultfd]",
-};
 
 __attribute__((constructor))
 static void map_words(void)
@@ -85,19 +82,14 @@ bool mr_fork_made_here(int w)
 
 void mr_fork_close_inherited(int w, int fd)
 {
-	char path[32], link[32];
+	char path[32];
 	struct stat st;
-	ssize_t len;
 
 	if (fd < 0 || fstat(fd, &st) || !made[w].ino ||
 	    st.st_dev != made[w].dev || st.st_ino != made[w].ino)
 		return;
-	if (made_link[w]) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link));
-		if (len != (ssize_t)strlen(made_link[w]) ||
-		    memcmp(link, made_link[w], len))
-			return;
-	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (w == MR_FORK_UFFD && !mr_link_is_uffd(AT_FDCWD, path))
+		return;
 	close(fd);
 }

@@ -102,6 +102,8 @@ int mr_uffd_own(void);
 int mr_uffd_register(int fd, uintptr_t start, size_t len, uint64_t *ioctls);
 void mr_uffd_unregister(int fd, uintptr_t start, size_t len);
 bool mr_mseal_supported(void);
+/* Does the symbolic link @path (relative to @dirfd) name a userfaultfd? */
+bool mr_link_is_uffd(int dirfd, const char *path);
 
 /* forked.c: a word per descriptor that describes its maker's mm; it reads
  * false in any child until the child marks its own.  Marking notes what

@@ -144,11 +144,19 @@ static void drop_own_fd(int fd)
 	pthread_mutex_unlock(&own_lock);
 }
 
+bool mr_link_is_uffd(int dirfd, const char *path)
+{
+	static const char want[] = "anon_inode:[userfaultfd]";
+	char link[sizeof(want) + 1];
+	ssize_t len = readlinkat(dirfd, path, link, sizeof(link));
+
+	return len == sizeof(want) - 1 && !memcmp(link, want, len);
+}
+
 /* Does this process hold a userfaultfd?  O(descriptors). */
 static bool holds_uffd(void)
 {
-	static const char want[] = "anon_inode:[userfaultfd]";
-	char buf[2048], link[sizeof(want) + 1];
+	char buf[2048];
 	bool found = false;
 	long n;
 	int dfd;
@@ -161,13 +169,10 @@ static bool holds_uffd(void)
 
 		while (off < n && !found) {
 			struct mr_dirent64 *d = (void *)(buf + off);
-			ssize_t len;
 
 			off += d->d_reclen;
-			if (d->d_type != DT_LNK)
-				continue;
-			len = readlinkat(dfd, d->d_name, link, sizeof(link));
-			found = len == sizeof(want) - 1 && !memcmp(link, want, len);
+			if (d->d_type == DT_LNK)
+				found = mr_link_is_uffd(dfd, d->d_name);
 		}
 	}
 	close(dfd);

@@ -14,10 +14,11 @@
  * where they were; a FIXED destination that the call was to replace is
  * either intact or unmapped (man page); and once all is unmapped again,
  * Committed_AS is back where it was (a failure path that restored a
- * mapping's VM_ACCOUNT without its charge would leave it lower).  Page tables, VMAs, anon_vma
- * chains and maple-tree nodes are all in the sweep: it covers the
- * module's failure paths after move_page_tables() on every kernel that
- * has fault injection, where memcg.c reaches them on 5.10/6.1 only.
+ * mapping's VM_ACCOUNT without its charge would leave it lower).  Page
+ * tables, VMAs, anon_vma chains and maple-tree nodes are all in the
+ * sweep: it covers the module's failure paths after move_page_tables() on
+ * every kernel that has fault injection, where memcg.c reaches them on
+ * 5.10/6.1 only.
  *
  * Debian's stock kernels have no fault injection: there the test skips.
  * The debug kernel (tests/vm/mkdebugkernel, release "*-mrr-debug") is

@@ -143,7 +143,7 @@ static volatile int racing;
 /* More pages than the zap gathers before it flushes the TLB (10,000 on
  * the kernels here): before that flush no write faults, under QEMU's
  * large TLB, so the window opens only past it. */
-static size_t tail_pages = 16384;
+#define TAIL_PAGES 16384
 
 static void *tail_writer(void *arg)
 {
@@ -152,14 +152,14 @@ static void *tail_writer(void *arg)
 
 	while (__atomic_load_n(&racing, __ATOMIC_RELAXED)) {
 		tail[off] = 1;
-		off = (off + ps) % (tail_pages * ps);
+		off = (off + ps) % (TAIL_PAGES * ps);
 	}
 	return NULL;
 }
 
 static void t_shrink_racing_writer(void)
 {
-	size_t tail = tail_pages * ps, len = 2 * ps + tail;
+	size_t tail = TAIL_PAGES * ps, len = 2 * ps + tail;
 	int rounds = 0, bad = 0, i;
 	struct timespec t0, t;
 	char *p, *r, *d;

@@ -237,3 +237,16 @@ module_sources() {
 			! -path '*/generated/*' ! -path '*/.probe-build/*' 2>/dev/null)
 	fi | LC_ALL=C sort -u
 }
+
+# The newest linux-source package that root filesystem ROOT's archives
+# serve, as "PACKAGE VERSION" (its candidate, from ROOT's package lists);
+# fails where there is none.
+newest_linux_source() {
+	local root=$1 pkg v
+	pkg=$(in_root "$root" apt-cache search --names-only '^linux-source-[0-9.]+$' |
+		awk '{ print $1 }' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || return 1
+	v=$(in_root "$root" apt-cache policy "$pkg" | awk '$1 == "Candidate:" { print $2 }')
+	{ [ -n "$v" ] && [ "$v" != "(none)" ]; } || return 1
+	echo "$pkg $v"
+}
