@@ -28,6 +28,7 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static bool have_dontunmap;
 static bool unchecked_commit;
 static bool kernel_checks_kind;
+static bool shmem_told;
 
 /*
  * Before 6.1 the kernel charges a DONTUNMAP move's commit without checking
@@ -122,6 +123,8 @@ static void probe(void)
 		have_dontunmap = true;
 		unchecked_commit = commit_unchecked();
 		kernel_checks_kind = dontunmap_anon_only();
+		shmem_told = !kernel_checks_kind && !mr_vma_query_works() &&
+			     mr_uffd_tells_shmem();
 		munmap(q, ps);
 	}
 	munmap(p, ps);
@@ -136,28 +139,32 @@ bool mr_dontunmap_available(void)
 /*
  * Before Linux 6.11 (no PROCMAP_QUERY) looking the source up reads
  * /proc/self/maps up to it, a cost in proportion to the mappings below it
- * (5.5 ms a call with 10,000 of them, 2026-12-06).  Where the kernel's
- * mremap(MREMAP_DONTUNMAP) moves one private anonymous mapping only
- * (kernel_checks_kind: 5.7 to 5.12, Debian's 5.10), a move of the same
- * size (what allocators make) is first left to it: without FIXED it
- * refuses anything else (EINVAL for another kind, EFAULT for a hole or a
- * second mapping) with nothing changed.  With FIXED the
- * kernel would unmap the destination before those checks, so the pages go
- * to where it likes first and on to the destination by a plain mremap().
- * Only below a PMD's span: where the kernel likes is not aligned as the
- * source and destination may be, and each of the two steps would then
- * move every PTE where one step moves whole page tables (the seed's loop
- * on bullseye: 239 ms inside realloc from 8 MiB against glibc's 141,
- * 2026-12-06).
- * The library checks before it only what the kernel does not: a
- * userfaultfd registration, mlock (msync: EBUSY; a hole: ENOMEM), and on
- * 5.10 the overcommit charge, with a writable mapping's (more than a
- * read-only source needs, never less); and after it, a file behind a
- * mapping the kernel takes for anonymous (a private one of /dev/zero):
- * /proc/self/map_files has an entry for the new mapping exactly where it
- * has a file (ENOENT: none; any other answer cannot tell, so it counts as
- * a refusal).  No mseal there (6.10+).  Any refusal: 1, nothing changed,
- * and the checked path answers with the contract's errno.
+ * (5.5 ms a call with 10,000 of them, 2026-12-06).  So a move of the same
+ * size (what allocators make) is first left to the kernel's
+ * mremap(MREMAP_DONTUNMAP), which without FIXED refuses a hole or a
+ * second mapping (EFAULT) and a special mapping (EINVAL) with nothing
+ * changed.  With FIXED the kernel would unmap the destination before
+ * those checks, so the pages go to where it likes first and on to the
+ * destination by a plain mremap().  Only below a PMD's span: where the
+ * kernel likes is not aligned as the source and destination may be, and
+ * each of the two steps would then move every PTE where one step moves
+ * whole page tables (the seed's loop on bullseye: 239 ms inside realloc
+ * from 8 MiB against glibc's 141, 2026-12-06).
+ * The library checks before it what the kernel does not: a userfaultfd
+ * registration, mlock (msync: EBUSY; a hole: ENOMEM), on 5.10 the
+ * overcommit charge, with a writable mapping's (more than a read-only
+ * source needs, never less), and the kind.  Linux 5.7 to 5.12 (Debian's
+ * 5.10) move only private anonymous mappings this way
+ * (kernel_checks_kind); later kernels move any, so there the source must
+ * be one the userfaultfd question's missing-fault registration takes
+ * (anonymous, shmem or hugetlbfs: not a file's) and a minor-fault one
+ * refuses (not shmem or hugetlbfs), which 5.14+ tells (shmem_told).
+ * After the move, a file behind a mapping the kernel takes for anonymous
+ * (a private one of /dev/zero) shows: /proc/self/map_files has an entry
+ * for the new mapping exactly where it has a file (ENOENT: none; any
+ * other answer cannot tell, so it counts as a refusal).  No mseal there
+ * (6.10+).  Any refusal: 1, nothing changed, and the checked path answers
+ * with the contract's errno.
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       void **out)
@@ -165,13 +172,15 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 	void *old = (void *)r->old, *p, *q;
 	size_t n = r->old_size;
 	char path[64];
+	bool uffd, shared = false;
 	struct mr_vma v;
-	bool uffd;
 
 	/* msync() first: a userfaultfd registration of a range above every
 	 * mapping fails with ENOMEM on 5.10, which reads as a partial one. */
 	if (msync(old, n, MS_INVALIDATE) ||
-	    mr_uffd_registered(r->old, n, &uffd) || uffd)
+	    mr_uffd_registered(r->old, n, &uffd,
+			       kernel_checks_kind ? NULL : &shared) ||
+	    uffd || shared)
 		return 1;
 	if (unchecked_commit) {
 		p = mmap(NULL, n, PROT_READ | PROT_WRITE,
@@ -209,7 +218,8 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
-	if (kernel_checks_kind && !claim && r->old_size == r->new_size &&
+	if ((kernel_checks_kind || shmem_told) && !claim &&
+	    r->old_size == r->new_size &&
 	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t)) &&
 	    !mr_mseal_supported() && !mr_vma_query_works() &&
 	    !kernel_checked_move(r, fixed, dst, out))

@@ -92,8 +92,14 @@ int mr_vma_maps(uintptr_t addr, struct mr_vma *v);
 int mr_vma_at(uintptr_t addr, struct mr_vma *v);
 int mr_vmflags(uintptr_t addr, unsigned int *vmf);
 /* Is any of [start, start + len) registered with a userfaultfd?
- * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell. */
-int mr_uffd_registered(uintptr_t start, size_t len, bool *registered);
+ * 0 and the answer, ENOMEM, or ENOTSUP: cannot tell.  With @shared, also
+ * whether a part may be shmem or hugetlbfs memory (true: it is, or the
+ * question could not be put); false means a part is neither, which on a
+ * range of one mapping is private anonymous memory (or a private mapping
+ * of /dev/zero) where mr_uffd_tells_shmem() says the kernel can tell. */
+int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
+		       bool *shared);
+bool mr_uffd_tells_shmem(void);
 /* This process's own userfaultfd (-1: none to be had here), registered for
  * missing faults with mr_uffd_register() (0 or an errno value; a refusal
  * leaves nothing registered; @ioctls, if not NULL, gets what the range

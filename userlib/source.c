@@ -73,7 +73,7 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s,
 	if (!kind)
 		err = EINVAL;
 	else
-		err = mr_uffd_registered(r->old, r->old_size, &uffd);
+		err = mr_uffd_registered(r->old, r->old_size, &uffd, NULL);
 	if (!err && uffd)
 		err = EINVAL;
 	/* MS_INVALIDATE refuses locked memory and does nothing to anonymous;

@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,6 +46,9 @@ struct mr_dirent64 {
 	char d_name[];
 };
 
+#ifndef UFFDIO_REGISTER_MODE_MINOR
+#define UFFDIO_REGISTER_MODE_MINOR	((uint64_t)1 << 2)
+#endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
 #endif
@@ -226,13 +230,55 @@ int mr_uffd_register(int fd, uintptr_t start, size_t len, uint64_t *ioctls)
 	return err;
 }
 
-int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
+/*
+ * A minor-fault registration is refused (EINVAL, nothing changed) where any
+ * part of the range is neither shmem nor hugetlbfs, before the kernel looks
+ * at who holds it: asked of a range our own userfaultfd holds already for
+ * missing faults, it tells private anonymous memory (refused) from shared
+ * memory, which the missing mode takes too.  Where the kernel has the
+ * minor mode for shmem at all (5.14+: mr_uffd_tells_shmem()).
+ */
+static bool minor_refused(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_register reg = {
+		.range = { .start = start, .len = len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
+	};
+
+	return ioctl(fd, UFFDIO_REGISTER, &reg) && errno == EINVAL;
+}
+
+bool mr_uffd_tells_shmem(void)
+{
+	size_t ps = mr_page_size();
+	int fd = get_own_fd();
+	bool tells = false;
+	void *p;
+
+	if (fd < 0)
+		return false;
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	if (!mr_uffd_register(fd, (uintptr_t)p, ps, NULL)) {
+		tells = !minor_refused(fd, (uintptr_t)p, ps);
+		mr_uffd_unregister(fd, (uintptr_t)p, ps);
+	}
+	munmap(p, ps);
+	return tells;
+}
+
+int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
+		       bool *shared)
 {
 	unsigned int vmf;
 	int fd = get_own_fd(), err;
 	struct mr_vma v;
 	uintptr_t addr;
 
+	if (shared)
+		*shared = true;
 	if (fd >= 0) {
 		sigset_t all, old;
 		int rc;
@@ -243,6 +289,8 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered)
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		rc = mr_uffd_register(fd, start, len, NULL);
+		if (!rc && shared)
+			*shared = !minor_refused(fd, start, len);
 		if (!rc)
 			mr_uffd_unregister(fd, start, len);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
