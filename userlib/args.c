@@ -26,23 +26,38 @@ size_t mr_page_size(void)
  * The top of the user address space, as the kernel's TASK_SIZE: a mapping
  * larger than that is ENOMEM, as the module has it (mremap() says EINVAL
  * there on some kernels).  x86-64 has 47 or, with 5-level paging, 56 bits;
- * a fixed mapping just above 47 bits tells them apart.  Elsewhere only
- * the generic bound of mr_args() applies.
+ * a fixed mapping just above 47 bits tells them apart: made, or EEXIST,
+ * 56; ENOMEM, 47, but only where a mapping anywhere else can be had (else
+ * the refusal was for the process's limits, and the answer, 47 for now,
+ * is not kept).  Elsewhere only the generic bound of mr_args() applies.
  */
 static size_t task_size(void)
 {
 	static size_t top;
 	size_t t = __atomic_load_n(&top, __ATOMIC_RELAXED);
 #if defined(__x86_64__)
+	const size_t ps = mr_page_size();
 	void *hi = (void *)(1UL << 47), *p;
+	bool sure = true;
 
 	if (t)
 		return t;
-	p = mmap(hi, mr_page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	p = mmap(hi, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
 		 MAP_FIXED_NOREPLACE, -1, 0);
-	t = (p == hi ? 1UL << 56 : 1UL << 47) - mr_page_size();
+	if (p == hi || (p == MAP_FAILED && errno == EEXIST)) {
+		t = (1UL << 56) - ps;
+	} else {
+		t = (1UL << 47) - ps;
+		if (p == MAP_FAILED) {
+			p = mmap(NULL, ps, PROT_NONE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			sure = p != MAP_FAILED;
+		}
+	}
 	if (p != MAP_FAILED)
-		munmap(p, mr_page_size());
+		munmap(p, ps);
+	if (!sure)
+		return t;
 #else
 	if (t)
 		return t;
