@@ -24,6 +24,13 @@
 
 #include "internal.h"
 
+/* kernel_checked_move(), below, says why x86-64 only. */
+#if defined(__x86_64__)
+#define KERNEL_CHECKED_MOVE	true
+#else
+#define KERNEL_CHECKED_MOVE	false
+#endif
+
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static bool have_dontunmap;
 static bool unchecked_commit;
@@ -123,8 +130,8 @@ static void probe(void)
 		have_dontunmap = true;
 		unchecked_commit = commit_unchecked();
 		kernel_checks_kind = dontunmap_anon_only();
-		shmem_told = !kernel_checks_kind && !mr_vma_query_works() &&
-			     mr_uffd_tells_shmem();
+		shmem_told = KERNEL_CHECKED_MOVE && !kernel_checks_kind &&
+			     !mr_vma_query_works() && mr_uffd_tells_shmem();
 		munmap(q, ps);
 	}
 	munmap(p, ps);
@@ -141,39 +148,47 @@ bool mr_dontunmap_available(void)
  * /proc/self/maps up to it, a cost in proportion to the mappings below it
  * (5.5 ms a call with 10,000 of them, 2026-12-06).  So a move of the same
  * size (what allocators make) is first left to the kernel's
- * mremap(MREMAP_DONTUNMAP), which without FIXED refuses a hole or a
- * second mapping (EFAULT) and a special mapping (EINVAL) with nothing
- * changed.  With FIXED the kernel would unmap the destination before
- * those checks, so the pages go to where it likes first and on to the
- * destination by a plain mremap().  Only below a PMD's span: where the
- * kernel likes is not aligned as the source and destination may be, and
- * each of the two steps would then move every PTE where one step moves
- * whole page tables (the seed's loop on bullseye: 239 ms inside realloc
- * from 8 MiB against glibc's 141, 2026-12-06).
+ * mremap(MREMAP_DONTUNMAP), which refuses a hole or a second mapping
+ * (EFAULT) and a VM_DONTEXPAND or VM_PFNMAP one (EINVAL) before it
+ * changes anything but its destination: a place of our own, between two
+ * pages of ours, from where a plain mremap() takes the pages on to a
+ * FIXED destination.  Only below a PMD's span: the place is not aligned
+ * as the source and destination may be, and each of the two steps would
+ * then move every PTE where one step moves whole page tables (the seed's
+ * loop on bullseye: 239 ms inside realloc from 8 MiB against glibc's 141,
+ * 2026-12-06).
  * The library checks before it what the kernel does not: a userfaultfd
  * registration, mlock (msync: EBUSY; a hole: ENOMEM), on 5.10 the
- * overcommit charge, with a writable mapping's (more than a read-only
- * source needs, never less), and the kind.  Linux 5.7 to 5.12 (Debian's
- * 5.10) move only private anonymous mappings this way
- * (kernel_checks_kind); later kernels move any, so there the source must
- * be one the userfaultfd question's missing-fault registration takes
- * (anonymous, shmem or hugetlbfs: not a file's) and a minor-fault one
- * refuses (not shmem or hugetlbfs), which 5.14+ tells (shmem_told).
- * After the move, a file behind a mapping the kernel takes for anonymous
- * (a private one of /dev/zero) shows: /proc/self/map_files has an entry
- * for the new mapping exactly where it has a file (ENOENT: none; any
- * other answer cannot tell, so it counts as a refusal).  No mseal there
- * (6.10+).  Any refusal: 1, nothing changed, and the checked path answers
- * with the contract's errno.
+ * overcommit charge (the place is mapped writable first, more than a
+ * read-only source needs, never less), and the kind.  Linux 5.7 to 5.12
+ * (Debian's 5.10) move only private anonymous mappings this way
+ * (kernel_checks_kind); later ones any other too, so there the source
+ * must be one the userfaultfd question's missing-fault registration takes
+ * (anonymous, shmem or hugetlbfs: not a file's, nor a special mapping's)
+ * and a minor-fault one refuses (not shmem or hugetlbfs), which 5.14+
+ * tells (shmem_told).  Anonymous to those, yet of a file, is a private
+ * mapping of /dev/zero (or of a driver that leaves it no vm_ops): after
+ * the move /proc/self/map_files has an entry for the new mapping, which
+ * its two neighbours keep from merging with anything, exactly where it
+ * has a file (ENOENT: none; any other answer cannot tell, so it counts as
+ * a refusal).  No mseal there (6.10+).  Any refusal: 1, nothing changed,
+ * and the checked path answers with the contract's errno.  (The question
+ * cannot keep 6.1 from splitting such a driver's mapping for good: its
+ * registration takes VM_IO and VM_PFNMAP mappings, which never merge
+ * again.)  x86-64 only: elsewhere a hugetlbfs page smaller than a PMD
+ * (arm64's contiguous PTEs) could be registered, and so split for good;
+ * x86-64's are 2 MiB and 1 GiB, which the kernel refuses to register for
+ * a smaller range before it changes anything.
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       void **out)
 {
+	const size_t ps = mr_page_size(), n = r->old_size;
 	void *old = (void *)r->old, *p, *q;
-	size_t n = r->old_size;
-	char path[64];
 	bool uffd, shared = false;
 	struct mr_vma v;
+	char path[64];
+	char *g;
 
 	/* msync() first: a userfaultfd registration of a range above every
 	 * mapping fails with ENOMEM on 5.10, which reads as a partial one. */
@@ -182,27 +197,38 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       kernel_checks_kind ? NULL : &shared) ||
 	    uffd || shared)
 		return 1;
-	if (unchecked_commit) {
-		p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED)
-			return 1;
-		munmap(p, n);
-	}
-	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
-	if (p == MAP_FAILED)
+	g = mmap(NULL, n + 2 * ps,
+		 unchecked_commit ? PROT_READ | PROT_WRITE : PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS |
+		 (unchecked_commit ? 0 : MAP_NORESERVE), -1, 0);
+	if (g == MAP_FAILED)
 		return 1;
+	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP | MREMAP_FIXED,
+		   g + ps);
+	if (p == MAP_FAILED) {
+		munmap(g, n + 2 * ps);
+		return 1;
+	}
 	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
 		 (unsigned long)p, (unsigned long)p + n);
 	q = p;
 	if (access(path, F_OK) && errno == ENOENT &&
 	    (!fixed || (q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
 				   dst)) != MAP_FAILED)) {
+		if (fixed) {
+			munmap(g, n + 2 * ps);
+		} else {
+			munmap(g, ps);
+			munmap(g + ps + n, ps);
+		}
 		*out = q;
 		return 0;
 	}
 	mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
 			   PROT_READ | PROT_WRITE : v.prot);
+	/* Where the bytes could not go back, they stay at p. */
+	munmap(g, ps);
+	munmap(g + ps + n, ps);
 	return 1;
 }
 
@@ -218,8 +244,8 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
-	if ((kernel_checks_kind || shmem_told) && !claim &&
-	    r->old_size == r->new_size &&
+	if (KERNEL_CHECKED_MOVE && (kernel_checks_kind || shmem_told) &&
+	    !claim && r->old_size == r->new_size &&
 	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t)) &&
 	    !mr_mseal_supported() && !mr_vma_query_works() &&
 	    !kernel_checked_move(r, fixed, dst, out))

@@ -12,7 +12,10 @@
  * With a user-mode-only userfaultfd, a fault that the kernel takes in the
  * range meanwhile for another thread (a read(2) into it) fails with EFAULT:
  * the range is the one being moved, which no other thread may touch
- * meanwhile anyway.  Signals stay blocked for those two calls (0.4 us on
+ * meanwhile anyway.  (Asked the kind too, the range may be shared memory,
+ * which the call then refuses: there such a read into a page not yet
+ * mapped in this process fails so too, for a misuse of the call.)
+ * Signals stay blocked for those two calls (0.4 us on
  * the build machine): a handler of this thread, or a collector that
  * stops this thread with a signal and then scans its memory, would
  * otherwise wait on the registration for ever.
@@ -231,21 +234,21 @@ int mr_uffd_register(int fd, uintptr_t start, size_t len, uint64_t *ioctls)
 }
 
 /*
- * A minor-fault registration is refused (EINVAL, nothing changed) where any
- * part of the range is neither shmem nor hugetlbfs, before the kernel looks
- * at who holds it: asked of a range our own userfaultfd holds already for
- * missing faults, it tells private anonymous memory (refused) from shared
- * memory, which the missing mode takes too.  Where the kernel has the
- * minor mode for shmem at all (5.14+: mr_uffd_tells_shmem()).
+ * A minor-fault registration (with the missing mode our own userfaultfd
+ * holds the range for already) is refused, EINVAL with nothing changed,
+ * where any part of the range is neither shmem nor hugetlbfs, before the
+ * kernel looks at who holds it: so it tells private anonymous memory from
+ * shared memory, which the missing mode takes too.  0 or the errno value.
+ * Linux 5.14+ has the minor mode for shmem (mr_uffd_tells_shmem()).
  */
-static bool minor_refused(int fd, uintptr_t start, size_t len)
+static int register_minor(int fd, uintptr_t start, size_t len)
 {
 	struct uffdio_register reg = {
 		.range = { .start = start, .len = len },
 		.mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR,
 	};
 
-	return ioctl(fd, UFFDIO_REGISTER, &reg) && errno == EINVAL;
+	return ioctl(fd, UFFDIO_REGISTER, &reg) ? errno : 0;
 }
 
 bool mr_uffd_tells_shmem(void)
@@ -262,7 +265,7 @@ bool mr_uffd_tells_shmem(void)
 	if (p == MAP_FAILED)
 		return false;
 	if (!mr_uffd_register(fd, (uintptr_t)p, ps, NULL)) {
-		tells = !minor_refused(fd, (uintptr_t)p, ps);
+		tells = !register_minor(fd, (uintptr_t)p, ps);
 		mr_uffd_unregister(fd, (uintptr_t)p, ps);
 	}
 	munmap(p, ps);
@@ -290,7 +293,7 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
 		pthread_sigmask(SIG_BLOCK, &all, &old);
 		rc = mr_uffd_register(fd, start, len, NULL);
 		if (!rc && shared)
-			*shared = !minor_refused(fd, start, len);
+			*shared = register_minor(fd, start, len) != EINVAL;
 		if (!rc)
 			mr_uffd_unregister(fd, start, len);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -298,7 +301,11 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
 			*registered = rc != 0;
 			return 0;
 		}
-		/* Anything else (ENOMEM, EAGAIN): ask /proc instead. */
+		/* Anything else (ENOMEM, EAGAIN; EINVAL for a file's
+		 * mapping): ask /proc instead, unless the kind was asked too,
+		 * whose answer only /proc would give then. */
+		if (shared)
+			return ENOTSUP;
 	}
 	if (!holds_uffd()) {
 		*registered = false;
