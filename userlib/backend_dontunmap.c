@@ -36,6 +36,7 @@ static bool have_dontunmap;
 static bool unchecked_commit;
 static bool kernel_checks_kind;
 static bool shmem_told;
+static bool have_map_files;
 
 /*
  * Before 6.1 the kernel charges a DONTUNMAP move's commit without checking
@@ -130,6 +131,7 @@ static void probe(void)
 		have_dontunmap = true;
 		unchecked_commit = commit_unchecked();
 		kernel_checks_kind = dontunmap_anon_only();
+		have_map_files = !access("/proc/self/map_files", F_OK);
 		shmem_told = KERNEL_CHECKED_MOVE && !kernel_checks_kind &&
 			     !mr_vma_query_works() && mr_uffd_tells_shmem();
 		munmap(q, ps);
@@ -149,43 +151,50 @@ bool mr_dontunmap_available(void)
  * (5.5 ms a call with 10,000 of them, 2026-12-06).  So a move of the same
  * size (what allocators make) is first left to the kernel's
  * mremap(MREMAP_DONTUNMAP), which refuses a hole or a second mapping
- * (EFAULT) and a VM_DONTEXPAND or VM_PFNMAP one (EINVAL) before it
- * changes anything but its destination: a place of our own, between two
- * pages of ours, from where a plain mremap() takes the pages on to a
- * FIXED destination.  Only below a PMD's span: the place is not aligned
- * as the source and destination may be, and each of the two steps would
- * then move every PTE where one step moves whole page tables (the seed's
- * loop on bullseye: 239 ms inside realloc from 8 MiB against glibc's 141,
+ * (EFAULT) and a VM_DONTEXPAND or VM_PFNMAP one (EINVAL) with nothing
+ * changed.  It moves the pages to a place of ours, a hole between two
+ * pages we map, named as a hint (not FIXED, so that a refusal unmaps
+ * nothing; should another thread map the hole first, the pages land
+ * elsewhere and go back), and a plain mremap() takes them on to a FIXED
+ * destination.  Only below a PMD's span: the place is not aligned as the
+ * source and destination may be, and each of the two steps would then
+ * move every PTE where one step moves whole page tables (the seed's loop
+ * on bullseye: 239 ms inside realloc from 8 MiB against glibc's 141,
  * 2026-12-06).
  * The library checks before it what the kernel does not: a userfaultfd
  * registration, mlock (msync: EBUSY; a hole: ENOMEM), on 5.10 the
- * overcommit charge (the place is mapped writable first, more than a
- * read-only source needs, never less), and the kind.  Linux 5.7 to 5.12
- * (Debian's 5.10) move only private anonymous mappings this way
- * (kernel_checks_kind); later ones any other too, so there the source
- * must be one the userfaultfd question's missing-fault registration takes
- * (anonymous, shmem or hugetlbfs: not a file's, nor a special mapping's)
- * and a minor-fault one refuses (not shmem or hugetlbfs), which 5.14+
- * tells (shmem_told).  Anonymous to those, yet of a file, is a private
- * mapping of /dev/zero (or of a driver that leaves it no vm_ops): after
- * the move /proc/self/map_files has an entry for the new mapping, which
- * its two neighbours keep from merging with anything, exactly where it
- * has a file (ENOENT: none; any other answer cannot tell, so it counts as
- * a refusal).  No mseal there (6.10+).  Any refusal: 1, nothing changed,
- * and the checked path answers with the contract's errno.  (The question
- * cannot keep 6.1 from splitting such a driver's mapping for good: its
+ * overcommit charge (the two pages and the hole are mapped writable
+ * first, more than a read-only source needs, never less), and the kind.
+ * Linux 5.7 to 5.12 (Debian's 5.10) move only private anonymous mappings
+ * this way (kernel_checks_kind); later ones any other too, so there the
+ * source must be one the userfaultfd question's missing-fault
+ * registration takes (anonymous, shmem or hugetlbfs: not a file's, nor a
+ * special mapping's) and a minor-fault one refuses (not shmem or
+ * hugetlbfs), which 5.14+ tells (shmem_told).  Anonymous to those, yet of
+ * a file, is a private mapping of /dev/zero (or of a driver that leaves
+ * it no vm_ops): after the move /proc/self/map_files has an entry for the
+ * new mapping exactly where it has a file (ENOENT: none; any other answer
+ * cannot tell, so it counts as a refusal).  The two pages around it have
+ * no file, so nothing with a file merges across them (an anonymous
+ * mapping may merge with one: the page goes by its address all the same).
+ * No mseal there (6.10+).  Any refusal: -1, nothing changed, and the
+ * checked path answers with the contract's errno; ENOMEM where the pages
+ * could not go back (the bytes did, by copying, or stay at the place), as
+ * the checked path would move copies.  (The question cannot keep a
+ * driver's mapping without vm_ops from being split for good: the
  * registration takes VM_IO and VM_PFNMAP mappings, which never merge
  * again.)  x86-64 only: elsewhere a hugetlbfs page smaller than a PMD
  * (arm64's contiguous PTEs) could be registered, and so split for good;
  * x86-64's are 2 MiB and 1 GiB, which the kernel refuses to register for
- * a smaller range before it changes anything.
+ * a smaller range before it changes anything.  And only where
+ * /proc/self/map_files is there to ask (have_map_files).
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       void **out)
 {
 	const size_t ps = mr_page_size(), n = r->old_size;
 	void *old = (void *)r->old, *p, *q;
-	bool uffd, shared = false;
+	bool uffd, shared = false, file = true;
 	struct mr_vma v;
 	char path[64];
 	char *g;
@@ -196,40 +205,38 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 	    mr_uffd_registered(r->old, n, &uffd,
 			       kernel_checks_kind ? NULL : &shared) ||
 	    uffd || shared)
-		return 1;
+		return -1;
 	g = mmap(NULL, n + 2 * ps,
 		 unchecked_commit ? PROT_READ | PROT_WRITE : PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS |
 		 (unchecked_commit ? 0 : MAP_NORESERVE), -1, 0);
 	if (g == MAP_FAILED)
-		return 1;
-	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP | MREMAP_FIXED,
-		   g + ps);
-	if (p == MAP_FAILED) {
+		return -1;
+	if (munmap(g + ps, n)) {
 		munmap(g, n + 2 * ps);
-		return 1;
+		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
-		 (unsigned long)p, (unsigned long)p + n);
+	p = mremap(old, n, n, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, g + ps);
+	if (p != MAP_FAILED) {
+		snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+			 (unsigned long)p, (unsigned long)p + n);
+		file = p != g + ps || !access(path, F_OK) || errno != ENOENT;
+	}
+	/* Before the next mremap(): a FIXED destination may overlap them. */
+	munmap(g, ps);
+	munmap(g + ps + n, ps);
+	if (p == MAP_FAILED)
+		return -1;
 	q = p;
-	if (access(path, F_OK) && errno == ENOENT &&
-	    (!fixed || (q = mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED,
-				   dst)) != MAP_FAILED)) {
-		if (fixed) {
-			munmap(g, n + 2 * ps);
-		} else {
-			munmap(g, ps);
-			munmap(g + ps + n, ps);
-		}
+	if (!file && (!fixed || (q = mremap(p, n, n,
+					    MREMAP_MAYMOVE | MREMAP_FIXED,
+					    dst)) != MAP_FAILED)) {
 		*out = q;
 		return 0;
 	}
-	mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
-			   PROT_READ | PROT_WRITE : v.prot);
-	/* Where the bytes could not go back, they stay at p. */
-	munmap(g, ps);
-	munmap(g + ps + n, ps);
-	return 1;
+	return mr_move_back(p, n, old, mr_vma_at((uintptr_t)p, &v) ?
+				       PROT_READ | PROT_WRITE : v.prot) ?
+	       -1 : ENOMEM;
 }
 
 int mr_dontunmap_move(const struct mr_req *r, void **out)
@@ -244,12 +251,15 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
-	if (KERNEL_CHECKED_MOVE && (kernel_checks_kind || shmem_told) &&
+	if (KERNEL_CHECKED_MOVE && have_map_files &&
+	    (kernel_checks_kind || shmem_told) &&
 	    !claim && r->old_size == r->new_size &&
 	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t)) &&
-	    !mr_mseal_supported() && !mr_vma_query_works() &&
-	    !kernel_checked_move(r, fixed, dst, out))
-		return 0;
+	    !mr_mseal_supported() && !mr_vma_query_works()) {
+		err = kernel_checked_move(r, fixed, dst, out);
+		if (err >= 0)
+			return err;
+	}
 	/* Unless something changes before it, mremap() refuses a sealed
 	 * source itself. */
 	err = mr_source_check(r, &s, !claim && !unchecked_commit);

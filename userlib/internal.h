@@ -140,8 +140,8 @@ int mr_parts_move(const struct mr_req *r,
 		  int (*move_one)(const struct mr_req *r, void **out),
 		  void **out);
 /* Put @n bytes moved from @old to @p (protection @prot) back, after a
- * failure; by mremap(), else by copying. */
-void mr_move_back(void *p, size_t n, void *old, int prot);
+ * failure; by mremap() (true: the pages went back), else by copying. */
+bool mr_move_back(void *p, size_t n, void *old, int prot);
 
 /* dest.c */
 int mr_dest_map(const struct mr_req *r, int prot, void **out);

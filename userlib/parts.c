@@ -15,13 +15,13 @@
 
 #include "internal.h"
 
-void mr_move_back(void *p, size_t n, void *old, int prot)
+bool mr_move_back(void *p, size_t n, void *old, int prot)
 {
 	const int rw = PROT_READ | PROT_WRITE;
 
 	/* mremap() needs the map-count headroom of the step that failed. */
 	if (mremap(p, n, n, MREMAP_MAYMOVE | MREMAP_FIXED, old) != MAP_FAILED)
-		return;
+		return true;
 	/*
 	 * Then copy the bytes back: the pages are new, the contents the
 	 * same.  mremap() unmaps its destination before the move that
@@ -33,19 +33,20 @@ void mr_move_back(void *p, size_t n, void *old, int prot)
 	if (msync(old, n, 0) && errno == ENOMEM &&
 	    mmap(old, n, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 		 -1, 0) == MAP_FAILED)
-		return;
+		return false;
 	if (prot != rw) {
 		if (mprotect(old, n, rw))
-			return;
+			return false;
 		if (mprotect(p, n, PROT_READ)) {
 			mprotect(old, n, prot);
-			return;
+			return false;
 		}
 	}
 	memcpy(old, p, n);
 	if (prot != rw)
 		mprotect(old, n, prot);
 	munmap(p, n);
+	return false;
 }
 
 /* The next part at @addr: its end within the source, and its protection. */
