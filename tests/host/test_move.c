@@ -71,7 +71,7 @@ static void placement(int b)
 	const char *bn = mremap_retain_backend_name(b);
 	size_t len = 3 * PS;
 	char *src = map_anon(len, PROT_READ | PROT_WRITE);
-	char *dst = map_anon(2 * len, PROT_READ), *r;
+	char *dst = map_anon(2 * len, PROT_READ), *r, *q;
 
 	fill(src, len, 4);
 	r = mremap_retain(src, len, len, MREMAP_RETAIN_FIXED, dst + PS);
@@ -93,6 +93,24 @@ static void placement(int b)
 	tap_ok(r == dst && has_pattern(r, len, 5) && is_zero(src, len),
 	       "%s: NOREPLACE on a free destination", bn);
 	munmap(r, len);
+
+	/*
+	 * A FIXED destination in the hole where the library may put the
+	 * pages on their way (the dontunmap backend's kernel-checked move
+	 * before 6.10: a reservation of a page each side of them, at the
+	 * highest place that fits, here where this probe went): the
+	 * destination lies where the upper page was, and all of it is
+	 * mapped after, with the bytes.
+	 */
+	fill(src, PS, 9);
+	q = map_anon(3 * PS, PROT_NONE);
+	munmap(q, 3 * PS);
+	r = mremap_retain(src, PS, PS, MREMAP_RETAIN_FIXED, q + 2 * PS);
+	tap_ok(r == q + 2 * PS && is_mapped(r, PS) && has_pattern(r, PS, 9) &&
+	       is_zero(src, PS) && is_unmapped(q, 2 * PS),
+	       "%s: FIXED into a hole by the library's own scratch place", bn);
+	if (r != MAP_FAILED)
+		munmap(r, PS);
 
 	/* Without FIXED the fifth argument is not a destination (5). */
 	fill(src, len, 6);
