@@ -35,8 +35,7 @@ static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static bool have_dontunmap;
 static bool unchecked_commit;
 static bool kernel_checks_kind;
-static bool shmem_told;
-static bool have_map_files;
+static bool kernel_checked;	/* kernel_checked_move() serves here */
 
 /*
  * Before 6.1 the kernel charges a DONTUNMAP move's commit without checking
@@ -131,9 +130,10 @@ static void probe(void)
 		have_dontunmap = true;
 		unchecked_commit = commit_unchecked();
 		kernel_checks_kind = dontunmap_anon_only();
-		have_map_files = !access("/proc/self/map_files", F_OK);
-		shmem_told = KERNEL_CHECKED_MOVE && !kernel_checks_kind &&
-			     !mr_vma_query_works() && mr_uffd_tells_shmem();
+		kernel_checked = KERNEL_CHECKED_MOVE && !mr_mseal_supported() &&
+				 !mr_vma_query_works() &&
+				 !access("/proc/self/map_files", F_OK) &&
+				 (kernel_checks_kind || mr_uffd_tells_shmem());
 		munmap(q, ps);
 	}
 	munmap(p, ps);
@@ -170,7 +170,7 @@ bool mr_dontunmap_available(void)
  * source must be one the userfaultfd question's missing-fault
  * registration takes (anonymous, shmem or hugetlbfs: not a file's, nor a
  * special mapping's) and a minor-fault one refuses (not shmem or
- * hugetlbfs), which 5.14+ tells (shmem_told).  Anonymous to those, yet of
+ * hugetlbfs), which 5.14+ tells (mr_uffd_tells_shmem()).  Anonymous to those, yet of
  * a file, is a private mapping of /dev/zero (or of a driver that leaves
  * it no vm_ops): after the move /proc/self/map_files has an entry for the
  * new mapping exactly where it has a file (ENOENT: none; any other answer
@@ -187,7 +187,8 @@ bool mr_dontunmap_available(void)
  * (arm64's contiguous PTEs) could be registered, and so split for good;
  * x86-64's are 2 MiB and 1 GiB, which the kernel refuses to register for
  * a smaller range before it changes anything.  And only where
- * /proc/self/map_files is there to ask (have_map_files).
+ * /proc/self/map_files is there to ask: all of it decided once
+ * (kernel_checked).
  */
 static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 			       void **out)
@@ -251,11 +252,8 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	struct mr_src s;
 	int err;
 
-	if (KERNEL_CHECKED_MOVE && have_map_files &&
-	    (kernel_checks_kind || shmem_told) &&
-	    !claim && r->old_size == r->new_size &&
-	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t)) &&
-	    !mr_mseal_supported() && !mr_vma_query_works()) {
+	if (kernel_checked && !claim && r->old_size == r->new_size &&
+	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t))) {
 		err = kernel_checked_move(r, fixed, dst, out);
 		if (err >= 0)
 			return err;

@@ -15,7 +15,7 @@
  * meanwhile anyway.  (Asked the kind too, the range may be shared memory,
  * which the call then refuses: there such a read into a page not yet
  * mapped in this process fails so too, for a misuse of the call.)
- * Signals stay blocked for those two calls (0.4 us on
+ * Signals stay blocked for those calls (0.4 us on
  * the build machine): a handler of this thread, or a collector that
  * stops this thread with a signal and then scans its memory, would
  * otherwise wait on the registration for ever.
@@ -302,11 +302,11 @@ int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
 			return 0;
 		}
 		/* Anything else (ENOMEM, EAGAIN; EINVAL for a file's
-		 * mapping): ask /proc instead, unless the kind was asked too,
-		 * whose answer only /proc would give then. */
-		if (shared)
-			return ENOTSUP;
+		 * mapping): ask /proc instead. */
 	}
+	/* Not where the kind was asked too: only /proc would tell it. */
+	if (shared)
+		return ENOTSUP;
 	if (!holds_uffd()) {
 		*registered = false;
 		return 0;
