@@ -409,6 +409,13 @@ static void t_thp(void)
 	madvise(p, H, MADV_HUGEPAGE);
 	tl_fill(p, H, 7);
 	ahp = tl_smaps_kb(p, "AnonHugePages");
+	if (ahp < 2048) {
+		/* The rt kernels give none. */
+		tl_skipf("DECOMMIT of one page of a huge page: the region got no "
+			 "huge page (AnonHugePages %ld kB)", ahp);
+		munmap(raw, 2 * H);
+		return;
+	}
 	rc = dc_ioctl(p + 100 * ps, ps, 0);
 	tap_ok(rc == 0, "DECOMMIT of one page of a 2 MiB region (AnonHugePages "
 	       "%ld kB before) (%s)", ahp, rc_name(rc));

@@ -28,7 +28,7 @@ static void method(int m)
 	memset(p + PS, 1, 2 * PS);
 	tap_ok(p[2 * PS] == 1, "%s: writable again", mname[m]);
 
-	mlock(p, len);
+	tap_ok(mlock(p, len) == 0 && vmflag(p, "lo") == 1, "%s: range locked", mname[m]);
 	tap_ok(mr_decommit_with(m, p, len) == 0 && read_faults(p) && vmflag(p, "lo") == 0,
 	       "%s: locked range decommitted and unlocked", mname[m]);
 	mprotect(p, len, PROT_READ);

@@ -46,8 +46,16 @@ static char *find_named(const char *name, size_t *len)
  * FIXED destination (holding seed 9) as it was. */
 static void refused(const char *bn, char *src, size_t len, int err, const char *what)
 {
-	char *dst = map_anon(len, PROT_READ | PROT_WRITE);
+	char *dst;
 	void *r;
+
+	/* A source that could not be made would be refused for another
+	 * reason (MAP_FAILED is not page aligned): say so instead. */
+	if (src == MAP_FAILED) {
+		tap_ok(0, "%s: %s: cannot make it: %s", bn, what, strerror(errno));
+		return;
+	}
+	dst = map_anon(len, PROT_READ | PROT_WRITE);
 
 	r = mremap_retain(src, len, 2 * len, 0);
 	tap_ok(r == MAP_FAILED && errno == err, "%s: %s -> %s", bn, what, strerror(err));

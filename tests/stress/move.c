@@ -162,7 +162,11 @@ void op_move(struct st_worker *w)
 		} else if (e == EEXIST && v == V_NOREPL_HOLE) {
 			st_count(w, OP_HOLE_RACED);	/* another thread took it */
 		} else if (e == ENOMEM && !want_err) {
+			/* Counted, and a failure: a worker holds at most 40
+			 * regions of 12 MiB, far from any limit. */
 			st_count(w, OP_MOVE_ENOMEM);
+			st_mis(w, MIS_ERRNO, "%s: failed with ENOMEM (want success)",
+			       ctx);
 		} else {
 			st_mis(w, MIS_ERRNO, "%s: failed with %s (want %s)", ctx,
 			       strerror(e), want_err ? strerror(want_err) : "success");

@@ -81,7 +81,7 @@ static int under_tcg(void)
  */
 static int tcg_artifact(int k, const char *backend)
 {
-	if (k != MIS_STRAY && !(k == MIS_RACE && !strcmp(backend, "copy")))
+	if ((k != MIS_STRAY && k != MIS_RACE) || strcmp(backend, "copy"))
 		return 0;
 	return under_tcg();
 }
