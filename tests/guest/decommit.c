@@ -401,22 +401,15 @@ static void t_map_count(void)
 /* One page out of a transparent huge page. */
 static void t_thp(void)
 {
-	size_t H = 2 << 20;
-	char *raw = tl_map(2 * H, PROT_READ | PROT_WRITE);
-	char *p = (char *)(((uintptr_t)raw + H - 1) & ~(uintptr_t)(H - 1));
+	const size_t H = TL_HUGE;
+	char *raw, *p;
 	long ahp;
 	int rc;
 
-	madvise(p, H, MADV_HUGEPAGE);
-	tl_fill(p, H, 7);
-	ahp = tl_smaps_kb(p, "AnonHugePages");
-	if (ahp < 2048) {
-		/* The rt kernels give none. */
-		tl_skipf("DECOMMIT of one page of a huge page: the region got no "
-			 "huge page (AnonHugePages %ld kB)", ahp);
-		munmap(raw, 2 * H);
+	p = tl_thp_region(&raw, 7, "DECOMMIT of one page of a huge page");
+	if (!p)
 		return;
-	}
+	ahp = tl_smaps_kb(p, "AnonHugePages");
 	rc = dc_ioctl(p + 100 * ps, ps, 0);
 	tap_ok(rc == 0, "DECOMMIT of one page of a 2 MiB region (AnonHugePages "
 	       "%ld kB before) (%s)", ahp, rc_name(rc));

@@ -142,40 +142,18 @@ static void t_move_ioctl(void)
 	munmap(src, os);
 }
 
-static int thp_enabled(void)
-{
-	char buf[256];
-
-	if (tl_read_sys("/sys/kernel/mm/transparent_hugepage/enabled", buf,
-			sizeof(buf)))
-		return 0;
-	return !strstr(buf, "[never]");
-}
-
 /* A 2 MiB huge page moved to a 2 MiB-aligned destination stays huge. */
 static void t_thp(void)
 {
-	size_t H = 2 << 20;
+	const size_t H = TL_HUGE;
 	char *raw, *src, *resv, *dst, *r;
 	int64_t pfn0;
 	long ahp;
 
-	if (!thp_enabled()) {
-		tl_skipf("[%s] THP kept huge: transparent_hugepage is [never]", BN);
+	src = tl_thp_region(&raw, 2, "[%s] THP kept huge: the source", BN);
+	if (!src)
 		return;
-	}
-	raw = tl_map(2 * H, PROT_READ | PROT_WRITE);
-	src = (char *)(((uintptr_t)raw + H - 1) & ~(uintptr_t)(H - 1));
-	madvise(src, H, MADV_HUGEPAGE);
-	tl_fill(src, H, 2);
-	ahp = tl_smaps_kb(src, "AnonHugePages");
 	pfn0 = tl_pfn(src);
-	if (ahp < 2048) {
-		tl_skipf("[%s] THP kept huge: source got no huge page "
-			 "(AnonHugePages %ld kB)", BN, ahp);
-		munmap(raw, 2 * H);
-		return;
-	}
 	resv = tl_map(4 * H, PROT_NONE);
 	dst = (char *)(((uintptr_t)resv + H - 1) & ~(uintptr_t)(H - 1));
 	r = mremap_retain(src, H, 2 * H, MREMAP_RETAIN_FIXED, dst);

@@ -675,6 +675,47 @@ TL_UNUSED static uint64_t tl_kpageflags(int64_t pfn)
 #define TL_KPF_KSM	(1ULL << 21)
 #define TL_KPF_THP	(1ULL << 22)
 
+#define TL_HUGE		(2UL << 20)
+
+/*
+ * A TL_HUGE-aligned region of a mapping of twice that (*raw), advised
+ * MADV_HUGEPAGE and filled with pattern seed, backed by one huge page (by
+ * AnonHugePages, and by kpageflags where its PFN can be read); or NULL,
+ * the mapping gone, with a SKIP line "<what>: no huge page (...)" where
+ * the kernel gave none (transparent_hugepage [never]; the rt kernels).
+ */
+__attribute__((format(printf, 3, 4), unused))
+static char *tl_thp_region(char **raw, uint64_t seed, const char *fmt, ...)
+{
+	char what[256], mode[256] = "none in this kernel";
+	uint64_t kpf = 0;
+	int64_t pfn;
+	va_list ap;
+	long ahp;
+	char *p;
+
+	*raw = tl_map(2 * TL_HUGE, PROT_READ | PROT_WRITE);
+	p = (char *)(((uintptr_t)*raw + TL_HUGE - 1) & ~(TL_HUGE - 1));
+	madvise(p, TL_HUGE, MADV_HUGEPAGE);
+	tl_fill(p, TL_HUGE, seed);
+	ahp = tl_smaps_kb(p, "AnonHugePages");
+	pfn = tl_pfn(p);
+	if (pfn > 0)
+		kpf = tl_kpageflags(pfn);
+	if (ahp >= 2048 && (pfn <= 0 || (kpf & TL_KPF_THP)))
+		return p;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tl_read_sys("/sys/kernel/mm/transparent_hugepage/enabled", mode,
+		    sizeof(mode));
+	tl_skipf("%s: no huge page (AnonHugePages %ld kB, kpageflags %#llx; "
+		 "transparent_hugepage: %s)", what, ahp,
+		 (unsigned long long)kpf, mode);
+	munmap(*raw, 2 * TL_HUGE);
+	return NULL;
+}
+
 /*
  * Committed_AS read exactly (root): the kernel folds its per-cpu deltas
  * when vm.overcommit_memory is set to 2, so it is set to 2, read, and set

@@ -199,6 +199,23 @@ static int read_faults(const volatile char *p)
 	return faulted;
 }
 
+/* Does filling [p, p + len) with c fault?  (SIGSEGV caught: a point that
+ * checks writability fails rather than kills the test program.) */
+__attribute__((unused))
+static int write_faults(char *p, size_t len, int c)
+{
+	struct sigaction sa = { .sa_handler = on_fault }, old;
+	int faulted = 0;
+
+	sigaction(SIGSEGV, &sa, &old);
+	if (sigsetjmp(fault_jmp, 1))
+		faulted = 1;
+	else
+		memset(p, c, len);
+	sigaction(SIGSEGV, &old, NULL);
+	return faulted;
+}
+
 /* Run fn in a child; its exit status (0 = pass, 77 = skip). */
 __attribute__((unused))
 static int in_child(int (*fn)(void *), void *arg)

@@ -116,15 +116,12 @@ static void build(void)
 	tl_snapshot(&base_snap);
 }
 
-/* 1 if every canary holds its bytes and the maps are as built. */
-static int intact(void)
+/* 1 if every canary holds its bytes. */
+static int canary_bytes(void)
 {
 	int ok = 1;
 	size_t i;
 
-	tl_snapshot(&cur_snap);
-	if (!tl_snap_equal(&base_snap, &cur_snap))
-		ok = 0;
 	for (i = 0; i < NCAN && ok; i++) {
 		const struct canary *c = &cans[i];
 		char *p = can_addr(i);
@@ -139,6 +136,13 @@ static int intact(void)
 			mprotect(p, c->n * ps, PROT_NONE);
 	}
 	return ok;
+}
+
+/* 1 if the maps are as built and every canary holds its bytes. */
+static int intact(void)
+{
+	tl_snapshot(&cur_snap);
+	return tl_snap_equal(&base_snap, &cur_snap) && canary_bytes();
 }
 
 /* Each canary's mappings and bytes as built (ignores other mappings). */
@@ -168,8 +172,7 @@ static int canaries_in_place(void)
 			}
 		}
 	}
-	tl_snapshot(&base_snap);
-	return intact();
+	return canary_bytes();
 }
 
 /* What mv() returns for the ALIKE answer: nothing moved. */
