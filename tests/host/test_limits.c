@@ -89,7 +89,7 @@ static int max_maps(void *arg)
 		if (mprotect(frag + i * PS, PS, PROT_READ))
 			break;
 	if (i >= n)
-		return 77;
+		return 76;	/* the limit is above what n pages can split into */
 	/* mprotect stops splitting one VMA short of the limit: take the
 	 * rest with unmergeable single pages. */
 	for (int k = 0; k < 64; k++)
@@ -110,47 +110,10 @@ static int max_maps(void *arg)
 	return 0;
 }
 
-#define MAX_MAP_COUNT	"/proc/sys/vm/max_map_count"
-
-/* vm.max_map_count's value into buf (at most 31 characters); 0 or -1. */
-static int read_max_maps(char *buf)
-{
-	int fd = open(MAX_MAP_COUNT, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, 31);
-
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static int write_max_maps(const char *val)
-{
-	int fd = open(MAX_MAP_COUNT, O_WRONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : write(fd, val, strlen(val));
-
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 int main(void)
 {
 	size_t len = 4 * PS;
-	char maps0[32] = "";
 	int b, rc, arg;
-
-	/*
-	 * max_maps() reaches at most 2^16 mappings quickly: on a host whose
-	 * limit was raised beyond that, root sets the default for the test
-	 * (and back at the end); elsewhere its points are skips.
-	 */
-	if (!read_max_maps(maps0) && strtol(maps0, NULL, 10) > 65530 &&
-	    write_max_maps("65530"))
-		maps0[0] = 0;
 
 	for_each_backend(b) {
 		const char *bn = mremap_retain_backend_name(b);
@@ -172,9 +135,13 @@ int main(void)
 		for (int spare = 0; spare <= 1; spare++) {
 			arg = b | spare << 8;
 			rc = in_child(max_maps, &arg);
-			if (rc == 77)
-				tap_skip("vm.max_map_count too large to reach "
-					 "quickly, and not root to lower it");
+			if (rc == 76)
+				tap_skip("vm.max_map_count is above the 2^17 "
+					 "mappings this test makes (the guests' "
+					 "limits test lowers it)");
+			else if (rc == 77)
+				tap_ok(0, "%s: vm.max_map_count: the backend "
+				       "could not be selected in the child", bn);
 			else if (rc == 10)
 				tap_ok(spare == 1, "%s: vm.max_map_count, %d spare: one VMA was enough", bn, spare);
 			else
@@ -182,7 +149,5 @@ int main(void)
 				       "nothing changed (child %d)", bn, spare, rc);
 		}
 	}
-	if (maps0[0] && strtol(maps0, NULL, 10) > 65530)
-		write_max_maps(maps0);
 	return tap_done();
 }
