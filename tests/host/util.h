@@ -175,7 +175,7 @@ static uint64_t pfn_of(const void *p)
 	return (e >> 63) ? (e & ((1ULL << 55) - 1)) : 0;
 }
 
-/* Does reading p fault?  (SIGSEGV caught.) */
+/* Where on_fault() returns to: access_faults(), below. */
 static sigjmp_buf fault_jmp;
 
 static void on_fault(int sig)
@@ -184,8 +184,9 @@ static void on_fault(int sig)
 	siglongjmp(fault_jmp, 1);
 }
 
-__attribute__((unused))
-static int read_faults(const volatile char *p)
+/* Does reading p, or with len filling [p, p + len) with c, fault?  (SIGSEGV
+ * caught: a point that checks access fails rather than kills the program.) */
+static int access_faults(const volatile char *p, size_t len, int c)
 {
 	struct sigaction sa = { .sa_handler = on_fault }, old;
 	int faulted = 0;
@@ -193,27 +194,24 @@ static int read_faults(const volatile char *p)
 	sigaction(SIGSEGV, &sa, &old);
 	if (sigsetjmp(fault_jmp, 1))
 		faulted = 1;
+	else if (len)
+		memset((char *)p, c, len);
 	else
 		(void)*p;
 	sigaction(SIGSEGV, &old, NULL);
 	return faulted;
 }
 
-/* Does filling [p, p + len) with c fault?  (SIGSEGV caught: a point that
- * checks writability fails rather than kills the test program.) */
+__attribute__((unused))
+static int read_faults(const volatile char *p)
+{
+	return access_faults(p, 0, 0);
+}
+
 __attribute__((unused))
 static int write_faults(char *p, size_t len, int c)
 {
-	struct sigaction sa = { .sa_handler = on_fault }, old;
-	int faulted = 0;
-
-	sigaction(SIGSEGV, &sa, &old);
-	if (sigsetjmp(fault_jmp, 1))
-		faulted = 1;
-	else
-		memset(p, c, len);
-	sigaction(SIGSEGV, &old, NULL);
-	return faulted;
+	return access_faults(p, len, c);
 }
 
 /* Run fn in a child; its exit status (0 = pass, 77 = skip). */
