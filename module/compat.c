@@ -500,10 +500,10 @@ void mrr_vma_forget_pages(struct vm_area_struct *vma)
 	pgoff_t unfaulted = vma->vm_start >> PAGE_SHIFT;
 
 	/*
-	 * The one fact neither the headers nor BTF can show: from 6.1 on
-	 * unlink_anon_vmas() also clears vma->anon_vma, so that a live VMA
-	 * may use it (6.1's MREMAP_DONTUNMAP started to); before, it was for
-	 * VMAs being freed, and a retained source keeps its anon_vma, as
+	 * One of the two facts neither the headers nor BTF can show: from
+	 * 6.1 on unlink_anon_vmas() also clears vma->anon_vma, so that a live
+	 * VMA may use it (6.1's MREMAP_DONTUNMAP started to); before, it was
+	 * for VMAs being freed, and a retained source keeps its anon_vma, as
 	 * that kernel's own MREMAP_DONTUNMAP leaves it.
 	 */
 	if (KERNEL_VERSION(6, 1, 0) > LINUX_VERSION_CODE)

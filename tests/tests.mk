@@ -18,4 +18,4 @@ include tests/vm/debug.mk
 include tests/clients/clients.mk
 include tests/pkg/pkg.mk
 
-check: check-host check-clients check-guest
+check: vm-deps check-host check-clients check-guest
