@@ -2,10 +2,10 @@
 # Shared helpers of the VM harness; sourced, never run.
 #
 # Everything the harness builds is cached outside the clone, under
-# $MREMAP_RETAIN_CACHE (default: ${XDG_CACHE_HOME:-~/.cache}/mremap_retain), one directory per
-# Debian suite:  rootfs/SUITE (debootstrap tree with kernel, headers, gcc,
-# dkms) and boot/SUITE (the kernel image and the built module of the last
-# run).
+# $MREMAP_RETAIN_CACHE (default: ${XDG_CACHE_HOME:-~/.cache}/mremap_retain),
+# one directory per Debian suite:  rootfs/SUITE (debootstrap tree with
+# kernel, headers, gcc, dkms) and boot/SUITE (the kernel image and the built
+# module of the last run).
 
 set -euo pipefail
 
