@@ -54,7 +54,7 @@ clients-tree: $(BUILD)/lib/$(LIB_SONAME)
 # counts go to build/check/clients.counts and check-kernels' closing
 # summary fails the run.
 check-clients: $(LIB_SO) $(BUILD)/lib/$(LIB_SONAME) $(CLIENTS_GUEST) clients-tree
-	tests/clients/run-checks $(BUILD)/check/clients.counts $(CLIENTS_TREE) $(CLIENTS_GUEST) \
+	$(VM_DIR)/logged $(BUILD)/check/clients.log tests/clients/run-checks $(BUILD)/check/clients.counts $(CLIENTS_TREE) $(CLIENTS_GUEST) \
 		$(if $(filter check,$(MAKECMDGOALS)),|| true)
 
 check-clients-guest: vm-deps

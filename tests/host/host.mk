@@ -37,7 +37,7 @@ $(PRE610): tests/host/pre610.c
 all: $(PRE610)
 
 check-host: $(HOST_TESTS) $(BUILD)/tests/host/static_args $(PRE610)
-	tests/host/run-host-tests $(BUILD)/check/host.counts --pre610 $(PRE610) \
+	$(VM_DIR)/logged $(BUILD)/check/host.log tests/host/run-host-tests $(BUILD)/check/host.counts --pre610 $(PRE610) \
 		$(HOST_TESTS) $(BUILD)/tests/host/static_args \
 		$(if $(filter check,$(MAKECMDGOALS)),|| true)
 

@@ -35,11 +35,11 @@ check-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
 	$(MAKE) --no-print-directory guest-tests $(CLIENTS_GUEST) clients-tree $(BUILD)/tests/host/btf_check
 	@mkdir -p $(BUILD)/check
-	-$(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
-	-$(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
-	-$(VM_DIR)/check-style --counts $(BUILD)/check/style.counts $(KERNELS)
+	-$(VM_DIR)/logged $(BUILD)/check/btf.log $(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
+	-$(VM_DIR)/logged $(BUILD)/check/probes.log $(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
+	-$(VM_DIR)/logged $(BUILD)/check/style.log $(VM_DIR)/check-style --counts $(BUILD)/check/style.counts $(KERNELS)
 	$(if $(filter check,$(MAKECMDGOALS)),rm -f $(BUILD)/check/packages.counts && \
-		{ tests/pkg/check-packages --counts $(BUILD)/check/packages.counts $(PKG_SUITES) || true; })
+		{ $(VM_DIR)/logged $(BUILD)/check/packages.log tests/pkg/check-packages --counts $(BUILD)/check/packages.counts $(PKG_SUITES) || true; })
 	$(CLIENTS_TREE_ENV) $(VM_DIR)/check-kernels --suites "$(KERNELS)" \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts host:$(BUILD)/check/host.counts) \
 		$(if $(filter check,$(MAKECMDGOALS)),--counts clients:$(BUILD)/check/clients.counts) \
