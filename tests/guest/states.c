@@ -27,11 +27,26 @@
 #define KB(x)		((long)((x) / 1024))
 #define ZRAM		"/sys/block/zram0"
 #define KSM		"/sys/kernel/mm/ksm/"
-#define PROACTIVE	"/proc/sys/vm/compaction_proactiveness"	/* 5.9+ */
 
 static int64_t pfn0[MAXPG];
-static char proactive0[16];
 static uint64_t pme0[MAXPG];
+
+/*
+ * Kernel threads that move pages on their own, quiet for the run: the PFN
+ * checks read pagemap before and after a move, and a page migrated by
+ * proactive compaction (5.9+), or a PTE-mapped THP collapsed by
+ * khugepaged, in between would read as a copy (bookworm-6.12 once: one
+ * page of a split THP's 512).  khugepaged makes one pass as soon as its
+ * sleep is set, then sleeps a day.
+ */
+static struct {
+	const char *path, *value;
+	char saved[16];
+} quiet[] = {
+	{ .path = "/proc/sys/vm/compaction_proactiveness", .value = "0" },
+	{ .path = "/sys/kernel/mm/transparent_hugepage/khugepaged/"
+		  "scan_sleep_millisecs", .value = "86400000" },
+};
 
 static int keeps_pages(void)
 {
@@ -775,25 +790,25 @@ static void run_backend(void)
 
 int main(void)
 {
+	unsigned int i;
+
 	tl_start("states");
 	if (geteuid() || tl_host) {
 		tap_skip("memory states: needs root in the guest (pagemap "
 			 "PFNs, swap, KSM, clear_refs)");
 		return tap_done();
 	}
-	/*
-	 * The PFN checks read pagemap before and after a move: proactive
-	 * compaction migrating a page in between would read as a copy
-	 * (bookworm-6.12 once: one page of a split THP's 512).
-	 */
-	if (tl_read_sys(PROACTIVE, proactive0, sizeof(proactive0)) ||
-	    tl_write_sys(PROACTIVE, "0"))
-		proactive0[0] = 0;
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (tl_read_sys(quiet[i].path, quiet[i].saved,
+				sizeof(quiet[i].saved)) ||
+		    tl_write_sys(quiet[i].path, quiet[i].value))
+			quiet[i].saved[0] = 0;
 	have_swap = swap_setup();
 	tl_run("memory states", run_backend);
 	ksm_restore();
-	if (proactive0[0])
-		tl_write_sys(PROACTIVE, proactive0);
+	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		if (quiet[i].saved[0])
+			tl_write_sys(quiet[i].path, quiet[i].saved);
 	if (have_swap) {
 		if (swapoff("/dev/zram0"))
 			tap_diag("swapoff: %s", strerror(errno));
