@@ -35,7 +35,6 @@ check-guest: vm-deps
 	-$(MAKE) --no-print-directory vm-prepare
 	$(MAKE) --no-print-directory guest-tests $(CLIENTS_GUEST) clients-tree $(BUILD)/tests/host/btf_check
 	@mkdir -p $(BUILD)/check
-	rm -f $(BUILD)/check/btf.counts $(BUILD)/check/probes.counts
 	-$(VM_DIR)/logged $(BUILD)/check/btf.log $(VM_DIR)/check-btf --counts $(BUILD)/check/btf.counts $(KERNELS)
 	-$(VM_DIR)/logged $(BUILD)/check/probes.log $(VM_DIR)/check-probes --counts $(BUILD)/check/probes.counts $(lastword $(KERNELS))
 	-$(VM_DIR)/logged $(BUILD)/check/style.log $(VM_DIR)/check-style --counts $(BUILD)/check/style.counts $(KERNELS)
