@@ -97,6 +97,7 @@ int check_pages(const char *p, size_t len, unsigned long seed);
 int vector_bench(const char *self);
 int vector_child(int argc, char **argv);
 int percall_bench(void);
+int grow_bench(void);
 int release_bench(void);
 /* release's reuse of a chunk: mprotect() read-write, a write to every
  * page; 0 or -1.  And whether every page of a chunk reads as zero. */

@@ -5,8 +5,9 @@
  *
  *	mrbench [--label NAME] [--runs N] [--max SIZE] [--budget-ms MS]
  *		[--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] [--libdir DIR]
- *		[vector] [percall] [release] [floor] [crowd] [trace]
+ *		[vector] [percall] [grow] [release] [floor] [crowd] [trace]
  *
+ * "grow" is grow.c, one growth to twice the size.
  * --label names the machine in the figures ("host", or the guest's suite);
  * --runs: runs per vector variant; --max: largest region (suffix K, M, G;
  * default 1G); --budget-ms: time spent on each per-call or release figure,
@@ -47,7 +48,7 @@ static void usage(void)
 	die("usage: mrbench [--label NAME] [--runs N] [--max SIZE] "
 	    "[--budget-ms MS] [--blocks N] [--jemalloc-retain LIB] [--tcmalloc-retain LIB] "
 	    "[--libdir DIR] "
-	    "[vector] [percall] [release] [floor] [crowd] [trace]");
+	    "[vector] [percall] [grow] [release] [floor] [crowd] [trace]");
 }
 
 int main(int argc, char **argv)
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
 			want |= 16;
 		else if (!strcmp(a, "trace"))
 			want |= 32;
+		else if (!strcmp(a, "grow"))
+			want |= 64;
 		else
 			usage();
 	}
@@ -96,11 +99,13 @@ int main(int argc, char **argv)
 	    bench_opts.blocks < 1 || bench_opts.blocks > BLOCK_MAX)
 		usage();
 	if (!want)
-		want = 31;
+		want = 31 | 64;
 	if (want & 1)
 		failed |= vector_bench("/proc/self/exe");
 	if (want & 2)
 		failed |= percall_bench();
+	if (want & 64)
+		failed |= grow_bench();
 	if (want & 4)
 		failed |= release_bench();
 	if (want & 8)

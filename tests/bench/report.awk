@@ -233,6 +233,21 @@ function target(t, k,    a, b, i, s, r, worst, where, found, best) {
 			return "n/a (no figures)"
 		return verdict(worst <= 1.2, sprintf("%.2fx (%s)", worst, where))
 	}
+	# A figure, not a target: one growth to twice the size against
+	# mremap(MAYMOVE)'s with the same placement, worst (bench grow).
+	if (t == "grow") {
+		worst = 0
+		found = 0
+		for (i = 1; i <= n; i++) {
+			if (B[i] != "grow-paired" || K[i] != k || M[i] !~ /^vs_/)
+				continue
+			if (X[i] > worst) { worst = X[i]; where = substr(V[i], 8) " " sname(S[i]) }
+			found = 1
+		}
+		if (!found)
+			return "n/a (no figures)"
+		return sprintf("%.2fx (%s)", worst, where)
+	}
 	if (t == "vector") {
 		for (i = 1; i <= n; i++)
 			if (B[i] == "vector" && K[i] == k && V[i] == "chunk-module" && M[i] == "wall") {
@@ -282,7 +297,7 @@ END {
 	close(json)
 
 	# Targets: this run's verdicts, and the previous run's beside them.
-	nt = split("dontunmap copy decommit module module-hole memcpy crowd vector decommit-mmap seed-glibc seed-stock seed-8MiB", tid, " ")
+	nt = split("dontunmap copy decommit module module-hole memcpy crowd vector decommit-mmap grow seed-glibc seed-stock seed-8MiB", tid, " ")
 	tname["dontunmap"] = "dontunmap backend <= 1.5x raw mremap(DONTUNMAP) + 1 us per call, every size and placement (natively; worst; the two in turn in each block)"
 	tname["copy"] = "copy backend <= 1.5x memcpy+DONTNEED + 1 us per call (natively; worst; the two in turn in each block)"
 	tname["decommit"] = "decommit <= 1.05x mprotect+dontneed, 4 KiB to 2 MiB (worst; the ratio within each block)"
@@ -292,6 +307,7 @@ END {
 	tname["crowd"] = "each backend's call with 10,000 more fds and mappings <= 1.2x the same in a quiet process (worst)"
 	tname["vector"] = "vector: chunk-module wall <= glibc realloc"
 	tname["decommit-mmap"] = "(figure: decommit against mmap(PROT_NONE, MAP_FIXED), worst)"
+	tname["grow"] = "(figure: one growth to twice the size against mremap(MAYMOVE)'s, same placement, worst; natively the dontunmap backend, in guests the module)"
 	tname["seed-glibc"] = "seed's loop: patched jemalloc and TCMalloc wall <= glibc's (worst)"
 	tname["seed-stock"] = "seed's loop: patched >= 1.7x faster than the stock build (worst)"
 	tname["seed-8MiB"] = "seed's loop: time in realloc from 8 MiB <= 2x glibc's (worst)"
