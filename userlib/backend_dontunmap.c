@@ -243,19 +243,19 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 
 /*
  * Where a growth without FIXED takes its first step, from GROWTH_HINT_MIN
- * bytes: a hole of new_size bytes (mapped and unmapped to find it), at the
- * source's offset within a PMD's span.  The DONTUNMAP move lands at its
- * start, moving whole page tables where the source's allow, and the
- * growth then extends the mapping in place: one move of the pages, where
- * the place the kernel finds for old_size bytes has a mapping right above
- * it and the growth moves them all again.  Finding the hole costs two
- * system calls, more than that second move saves below about 16 MiB
- * (natively on 6.18, 2026-12-07: `mrbench grow`).  Best effort: should
- * another thread map into the hole first, the kernel places the move
- * elsewhere and the growth moves it on, as without the hint.  (The
- * caller's own hint is not passed on: mremap() refuses one that overlaps
- * the source or is not page aligned, where the contract takes any.)
- * NULL: no hint.
+ * bytes: a place in a hole of new_size bytes and a PMD's span (mapped and
+ * unmapped to find it), at the source's offset within that span.  The
+ * DONTUNMAP move lands there, moving whole page tables where the
+ * source's allow, and the growth then extends the mapping in place: one
+ * move of the pages, where the place the kernel finds for old_size bytes
+ * has a mapping right above it and the growth moves them all again.
+ * Finding the hole costs two system calls, more than that second move
+ * saves up to 8 MiB, less from 16 MiB (natively on 6.18, 2026-12-07:
+ * `mrbench grow`, 8 and 16 MiB).  Best effort: should another thread map
+ * into the hole first, the kernel places the move elsewhere and the
+ * growth moves it on, as without the hint.  (The caller's own hint is not
+ * passed on: mremap() refuses one that overlaps the source or is not page
+ * aligned, where the contract takes any.)  NULL: no hint.
  */
 #define GROWTH_HINT_MIN	(16UL << 20)
 
