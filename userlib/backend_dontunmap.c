@@ -241,6 +241,12 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 	       -1 : ENOMEM;
 }
 
+/* The span one page table maps: a page's worth of 8-byte entries. */
+static size_t pmd_span(void)
+{
+	return mr_page_size() * (mr_page_size() / sizeof(uint64_t));
+}
+
 /*
  * Where a growth without FIXED takes its first step, from GROWTH_HINT_MIN
  * bytes: a place in a hole of new_size bytes and a PMD's span (mapped and
@@ -261,7 +267,7 @@ static int kernel_checked_move(const struct mr_req *r, int fixed, void *dst,
 
 static void *growth_hint(const struct mr_req *r)
 {
-	const size_t ps = mr_page_size(), pmd = ps * (ps / sizeof(uint64_t));
+	const size_t pmd = pmd_span();
 	char *g;
 
 	if (r->old_size < GROWTH_HINT_MIN)
@@ -287,7 +293,7 @@ int mr_dontunmap_move(const struct mr_req *r, void **out)
 	int err;
 
 	if (kernel_checked && !claim && r->old_size == r->new_size &&
-	    r->old_size < mr_page_size() * (mr_page_size() / sizeof(uint64_t))) {
+	    r->old_size < pmd_span()) {
 		err = kernel_checked_move(r, fixed, dst, out);
 		if (err >= 0)
 			return err;

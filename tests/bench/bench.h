@@ -62,6 +62,17 @@ struct spread spread_d(double *v, int n);
  */
 int run_blocks(int (*fn)(void *arg, double *out), void *arg, int nout,
 	       struct spread *s);
+/*
+ * The timed calls of a block: nl lanes (one or two) take turns call by
+ * call, the order swapped every round (lane @first goes first in round
+ * 0), until the block's share of the time budget is spent, after at least
+ * one round in each order, or TURNS_MAX rounds.  step(arg, k) makes lane
+ * k's next call and returns its ns, or -1; t[k][i] is lane k's call i.
+ * Returns the rounds made, or -1 - k where lane k's call failed.
+ */
+#define TURNS_MAX	20000
+int take_turns(int nl, int first, long long (*step)(void *arg, int k),
+	       void *arg, long long *const *t);
 /* fork() with a pipe from the child to the parent: *fd is its write end
  * in the child, its read end in the parent.  fork()'s value. */
 pid_t fork_piped(int *fd);

@@ -50,15 +50,13 @@ static const struct gvariant gvariants[] = {
 };
 #define NGVAR	(sizeof(gvariants) / sizeof(gvariants[0]))
 
-#define MAX_CALLS	20000
-
 /* One variant's slots in a block. */
 struct glane {
 	const struct gvariant *v;
+	size_t n;
 	char *src, *dst;	/* dst: the FIXED destination's slot */
 	void *res;
 	size_t res_len;
-	long long *t;
 };
 
 static void *grow_once(const struct glane *l, size_t n)
@@ -98,6 +96,7 @@ static void glane_setup(struct glane *l, const struct gvariant *v, size_t n)
 
 	reserve_slots(2 * n, 0, 2, slot, &l->res, &l->res_len);
 	l->v = v;
+	l->n = n;
 	l->src = slot[0];
 	l->dst = slot[1];
 	map_slot(l->src, n, 1);
@@ -112,16 +111,21 @@ struct gcell {
 	long long *t[2];
 };
 
-/* A block: the two in turn, call by call, the order swapped every round,
- * after an untimed round; out[k]: the median ns of variant k's calls. */
+/* take_turns()'s step: one timed growth of lane k of the array @arg. */
+static long long glane_turn(void *arg, int k)
+{
+	struct glane *l = arg;
+
+	return glane_grow(&l[k], l[k].n);
+}
+
+/* A block: the two in turn, call by call (take_turns()), after an
+ * untimed round; out[k]: the median ns of variant k's calls. */
 static int gcell_block(void *arg, double *out)
 {
 	const struct gcell *c = arg;
-	const long long budget = bench_opts.budget_ms * 1000000LL /
-				 bench_opts.blocks;
 	struct glane l[2];
-	long long start, t;
-	int calls, j, k;
+	int calls, k;
 	char sz[32];
 
 	for (k = 0; k < 2; k++)
@@ -129,17 +133,10 @@ static int gcell_block(void *arg, double *out)
 	for (k = 0; k < 2; k++)
 		if (glane_grow(&l[k], c->n) < 0)
 			goto fail;
-	start = now_ns();
-	for (calls = 0; calls < MAX_CALLS; calls++) {
-		if (calls >= 2 && now_ns() - start >= budget)
-			break;
-		for (j = 0; j < 2; j++) {
-			k = (calls + j + c->first) % 2;
-			t = glane_grow(&l[k], c->n);
-			if (t < 0)
-				goto fail;
-			c->t[k][calls] = t;
-		}
+	calls = take_turns(2, c->first, glane_turn, l, c->t);
+	if (calls < 0) {
+		k = -1 - calls;
+		goto fail;
 	}
 	for (k = 0; k < 2; k++) {
 		if (!check_pages(l[k].src, c->n, c->n))
@@ -195,8 +192,8 @@ int grow_bench(void)
 	long long *t[2];
 	char sz[32], sz2[32];
 
-	t[0] = malloc(MAX_CALLS * sizeof(*t[0]));
-	t[1] = malloc(MAX_CALLS * sizeof(*t[1]));
+	t[0] = malloc(TURNS_MAX * sizeof(*t[0]));
+	t[1] = malloc(TURNS_MAX * sizeof(*t[1]));
 	if (!t[0] || !t[1])
 		die("out of memory");
 	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {

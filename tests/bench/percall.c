@@ -59,9 +59,6 @@ static const struct pvariant pvariants[] = {
 };
 #define NPVAR (sizeof(pvariants) / sizeof(pvariants[0]))
 
-/* Per block: a block's median may be of one call (1 GiB under TCG). */
-#define MIN_CALLS	1
-#define MAX_CALLS	20000
 /* The copying variants stop here: a call of theirs is linear in the size
  * (seconds at 1 GiB, under TCG tens), and their ratios are settled. */
 #define COPY_MAX	(64 * MIB)
@@ -90,6 +87,7 @@ static int move_once(const struct pvariant *v, char *src, char *dst, size_t n)
  * the untimed mmap(MAP_FIXED) the others make between two calls. */
 struct lane {
 	const struct pvariant *v;
+	size_t n;
 	char *a, *b, *scratch;
 	void *res;
 	size_t res_len;
@@ -102,6 +100,7 @@ static int lane_setup(struct lane *l, const struct pvariant *v, size_t n,
 
 	reserve_slots(n, misaligned, 3, slot, &l->res, &l->res_len);
 	l->v = v;
+	l->n = n;
 	l->a = slot[0];
 	l->b = slot[1];
 	l->scratch = slot[2];
@@ -157,15 +156,20 @@ struct cell {
 	long long *t[2];
 };
 
+/* take_turns()'s step: one timed move of lane k of the array @arg. */
+static long long lane_turn(void *arg, int k)
+{
+	struct lane *l = arg;
+
+	return lane_move(&l[k], l[k].n);
+}
+
 static int cell_block(void *arg, double *out)
 {
 	const struct cell *c = arg;
 	const int nl = c->v[1] ? 2 : 1;
-	const long long budget = bench_opts.budget_ms * 1000000LL /
-				 bench_opts.blocks;
 	struct lane l[2];
-	long long start, t;
-	int calls, k, j, ready = 0;
+	int calls, k, ready = 0;
 	char sz[32];
 
 	for (k = 0; k < nl; k++, ready++)
@@ -176,18 +180,11 @@ static int cell_block(void *arg, double *out)
 	for (k = 0; nl == 2 && k < nl; k++)
 		if (lane_move(&l[k], c->n) < 0)
 			goto fail;
-	start = now_ns();
-	for (calls = 0; calls < MAX_CALLS; calls++) {
-		/* Two variants: at least a round in each order. */
-		if (calls >= MIN_CALLS * nl && now_ns() - start >= budget)
-			break;
-		for (j = 0; j < nl; j++) {
-			k = (calls + j + c->first) % nl;
-			t = lane_move(&l[k], c->n);
-			if (t < 0)
-				goto fail;
-			c->t[k][calls] = t;
-		}
+	/* A block's median may be of one call (1 GiB under TCG). */
+	calls = take_turns(nl, c->first, lane_turn, l, c->t);
+	if (calls < 0) {
+		k = -1 - calls;
+		goto fail;
 	}
 	for (k = 0; k < nl; k++) {
 		lane_end(&l[k], c->n, c->misaligned);
@@ -346,8 +343,8 @@ int percall_bench(void)
 			note("percall: %s skipped: backend unavailable here (%s)",
 			     pvariants[k].name, strerror(errno));
 	}
-	t[0] = malloc(MAX_CALLS * sizeof(*t[0]));
-	t[1] = malloc(MAX_CALLS * sizeof(*t[1]));
+	t[0] = malloc(TURNS_MAX * sizeof(*t[0]));
+	t[1] = malloc(TURNS_MAX * sizeof(*t[1]));
 	if (!t[0] || !t[1])
 		die("out of memory");
 	for (misaligned = 0; misaligned < 2; misaligned++) {

@@ -69,6 +69,28 @@ struct spread spread_d(double *v, int n)
 	return s;
 }
 
+int take_turns(int nl, int first, long long (*step)(void *arg, int k),
+	       void *arg, long long *const *t)
+{
+	const long long budget = bench_opts.budget_ms * 1000000LL /
+				 bench_opts.blocks;
+	long long start = now_ns(), ns;
+	int calls, j, k;
+
+	for (calls = 0; calls < TURNS_MAX; calls++) {
+		if (calls >= nl && now_ns() - start >= budget)
+			break;
+		for (j = 0; j < nl; j++) {
+			k = (calls + j + first) % nl;
+			ns = step(arg, k);
+			if (ns < 0)
+				return -1 - k;
+			t[k][calls] = ns;
+		}
+	}
+	return calls;
+}
+
 /* One block in a child process: its nout figures through the pipe fd. */
 static void block_child(int fd, int (*fn)(void *, double *), void *arg,
 			int nout)
