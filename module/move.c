@@ -535,7 +535,7 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 			    u64 __user *result, struct list_head *uf)
 {
 	unsigned long grow, made;
-	long charged = 0;
+	long charged = 0, room;
 	long err;
 
 	err = mrr_check_parts(mm, p);
@@ -549,8 +549,10 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 	/*
 	 * Worst case: the source split at both ends, one split at the
 	 * destination, and a new VMA per part (mremap keeps the same margin).
+	 * Signed, as mremap counts: vm.max_map_count may be set below 3.
 	 */
-	if (mm->map_count + p->nparts + 1 >= mrr_max_map_count() - 3)
+	room = (long)mrr_max_map_count() - 3 - mm->map_count;
+	if ((long)p->nparts + 1 >= room)
 		return -ENOMEM;
 	/* The limits, net of what a FIXED destination gives back. */
 	if (!mrr_limits_ok(mm, p))
