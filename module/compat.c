@@ -613,6 +613,8 @@ int mrr_protect(struct mm_struct *mm, unsigned long start, unsigned long end,
 
 	/* Find prev and leave the iterator on vma, as do_mprotect_pkey(). */
 	vma = vma_find(&vmi, end);
+	if (WARN_ON_ONCE(!vma))
+		return -ENOMEM;
 	prev = vma_prev(&vmi);
 	if (start > vma->vm_start)
 		prev = vma;
@@ -627,6 +629,8 @@ int mrr_protect(struct mm_struct *mm, unsigned long start, unsigned long end,
 	static_call(k_tlb_finish_mmu)(&tlb);
 #else
 	vma = find_vma(mm, start);
+	if (WARN_ON_ONCE(!vma || vma->vm_start >= end))
+		return -ENOMEM;
 	prev = start > vma->vm_start ? vma : vma->vm_prev;
 	err = static_call(k_mprotect_fixup_5)(vma, &prev, start, end, newflags);
 #endif

@@ -133,6 +133,8 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 		 */
 		while (i--) {
 			vma = mrr_vma_lookup(mm, pieces[i].start);
+			if (WARN_ON_ONCE(!vma))
+				continue;
 			mrr_protect(mm, pieces[i].start, pieces[i].end,
 				    (vma->vm_flags & ~VM_ACCESS_FLAGS) |
 				    (pieces[i].flags & VM_ACCESS_FLAGS));
@@ -147,6 +149,8 @@ static int mrr_decommit_locked(struct mm_struct *mm, unsigned long start,
 	 */
 	for (addr = start; addr < end; addr = vma->vm_end) {
 		vma = mrr_vma_lookup(mm, addr);
+		if (WARN_ON_ONCE(!vma))
+			break;
 		mrr_vma_start_write(vma);
 		mrr_zap(vma, addr, min(end, vma->vm_end) - addr);
 	}

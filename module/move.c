@@ -133,6 +133,16 @@ static bool mrr_part_at(struct mm_struct *mm, const struct mrr_plan *p,
 }
 
 /*
+ * The part at @addr where mrr_check_parts() found no hole, with mmap_lock
+ * held since: a hole now is a bug, warned once and never dereferenced.
+ */
+static bool mrr_part_known(struct mm_struct *mm, const struct mrr_plan *p,
+			   unsigned long addr, struct mrr_part *part)
+{
+	return !WARN_ON_ONCE(!mrr_part_at(mm, p, addr, part));
+}
+
+/*
  * Only private anonymous memory can be left behind as fresh memory.  A
  * sealed source is EPERM before anything else, as mremap() has it.
  */
@@ -171,7 +181,8 @@ static long mrr_check_parts(struct mm_struct *mm, struct mrr_plan *p)
 		vm_flags_t flags;
 		unsigned long new_pages;
 
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			return -EFAULT;
 		err = mrr_check_source(part.vma);
 		if (err)
 			return err;
@@ -368,12 +379,16 @@ static int mrr_isolate(struct mm_struct *mm, const struct mrr_plan *p)
 	struct vm_area_struct *vma = mrr_vma_lookup(mm, p->old_addr);
 	int err;
 
+	if (WARN_ON_ONCE(!vma))
+		return -EFAULT;
 	if (vma->vm_start != p->old_addr && (vma->vm_flags & VM_LOCKED)) {
 		err = mrr_split_vma(mm, vma, p->old_addr, 1);
 		if (err)
 			return err;
 	}
 	vma = mrr_vma_lookup(mm, end - 1);
+	if (WARN_ON_ONCE(!vma))
+		return -EFAULT;
 	if (vma->vm_end != end && (vma->vm_flags & VM_LOCKED))
 		return mrr_split_vma(mm, vma, end, 0);
 	return 0;
@@ -389,7 +404,8 @@ static void mrr_retire_source(struct mm_struct *mm, const struct mrr_plan *p)
 	struct mrr_part part;
 
 	for (addr = p->old_addr; addr < old_end; addr = part.end) {
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			return;
 		/*
 		 * Before the zap: with per-VMA locks a fault does not wait
 		 * for mmap_lock, and one taken between the zap and
@@ -434,7 +450,8 @@ static long mrr_undo(struct mm_struct *mm, struct mrr_plan *p,
 
 	p->first = NULL;	/* the failed step may have changed it */
 	for (addr = p->old_addr; addr < p->old_addr + made; addr = part.end) {
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			break;
 		len = addr < p->old_addr + moved ?
 		      min(part.moved, p->old_addr + moved - addr) : 0;
 		new_vma = mrr_vma_lookup(mm, part.new_start);
@@ -471,7 +488,9 @@ static long mrr_move_parts(struct mm_struct *mm, struct mrr_plan *p,
 
 	*made = 0;
 	for (addr = p->old_addr; addr < move_end; addr = part.end) {
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			return *made ? mrr_undo(mm, p, moved, *made, uf) :
+				       -EFAULT;
 		mrr_vma_start_write(part.vma);
 		pgoff = part.vma->vm_pgoff +
 			((part.start - part.vma->vm_start) >> PAGE_SHIFT);
@@ -507,7 +526,8 @@ static int mrr_ksm_unmerge_parts(struct mm_struct *mm, struct mrr_plan *p)
 	int err;
 
 	for (addr = p->old_addr; addr < move_end; addr = part.end) {
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			return -EFAULT;
 		err = mrr_ksm_unmerge(part.vma, part.start,
 				      part.start + part.moved);
 		if (err)
@@ -524,7 +544,8 @@ static unsigned long mrr_acct_from(struct mm_struct *mm, struct mrr_plan *p,
 	struct mrr_part part;
 
 	for (; addr < move_end; addr = part.end) {
-		mrr_part_at(mm, p, addr, &part);
+		if (!mrr_part_known(mm, p, addr, &part))
+			break;
 		if (part.vma->vm_flags & VM_ACCOUNT)
 			pages += part.new_len >> PAGE_SHIFT;
 	}
@@ -617,10 +638,13 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 
 	mrr_retire_source(mm, p);
 	if (p->locked) {
+		struct vm_area_struct *last = mrr_vma_lookup(mm, p->new_addr +
+							     p->new_len - 1);
+
 		/* The source's lock ends, the destination's begins. */
 		mm->locked_vm += p->new_locked - p->src_locked;
-		p->populate = grow && !(mrr_vma_lookup(mm, p->new_addr +
-				p->new_len - 1)->vm_flags & VM_LOCKONFAULT);
+		p->populate = grow && !WARN_ON_ONCE(!last) &&
+			      !(last->vm_flags & VM_LOCKONFAULT);
 	}
 	return 0;
 
