@@ -638,13 +638,15 @@ static long mrr_move_locked(struct mm_struct *mm, struct mrr_plan *p,
 
 	mrr_retire_source(mm, p);
 	if (p->locked) {
-		struct vm_area_struct *last = mrr_vma_lookup(mm, p->new_addr +
-							     p->new_len - 1);
-
 		/* The source's lock ends, the destination's begins. */
 		mm->locked_vm += p->new_locked - p->src_locked;
-		p->populate = grow && !WARN_ON_ONCE(!last) &&
-			      !(last->vm_flags & VM_LOCKONFAULT);
+		if (grow) {
+			struct vm_area_struct *last;
+
+			last = mrr_vma_lookup(mm, p->new_addr + p->new_len - 1);
+			p->populate = !WARN_ON_ONCE(!last) &&
+				      !(last->vm_flags & VM_LOCKONFAULT);
+		}
 	}
 	return 0;
 
