@@ -99,6 +99,9 @@ int mr_vmflags(uintptr_t addr, unsigned int *vmf);
  * of /dev/zero) where mr_uffd_tells_shmem() says the kernel can tell. */
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,
 		       bool *shared);
+/* The same for a range within one mapping, in one system call where the
+ * kernel can tell so (ENOTSUP: it cannot; ask mr_uffd_registered()). */
+int mr_uffd_one_registered(uintptr_t start, size_t len, bool *registered);
 bool mr_uffd_tells_shmem(void);
 /* This process's own userfaultfd (-1: none to be had here), registered for
  * missing faults with mr_uffd_register() (0 or an errno value; a refusal

@@ -6,9 +6,10 @@
  * them private anonymous (EINVAL), not registered with userfaultfd (EINVAL),
  * not sealed (EPERM).  Also reports protection and mlock state.
  *
- * Fast path (no mlock): PROCMAP_QUERY, the userfaultfd question (uffd.c),
- * msync, and an mprotect where mseal exists and the kernel's own mremap()
- * does not refuse a sealed source for us: constant time whatever the number
+ * Fast path (no mlock): PROCMAP_QUERY, the userfaultfd question (uffd.c:
+ * one system call for a source of one mapping from Linux 5.13), msync,
+ * and an mprotect where mseal exists and the kernel's own mremap() does
+ * not refuse a sealed source for us: constant time whatever the number
  * of mappings and descriptors.  Before Linux 6.11 the VMA comes from
  * /proc/self/maps, and a locked source's MLOCK_ONFAULT from smaps.
  */
@@ -72,7 +73,8 @@ int mr_source_check(const struct mr_req *r, struct mr_src *s,
 	}
 	if (!kind)
 		err = EINVAL;
-	else
+	else if (s->nparts > 1 ||
+		 mr_uffd_one_registered(r->old, r->old_size, &uffd))
 		err = mr_uffd_registered(r->old, r->old_size, &uffd, NULL);
 	if (!err && uffd)
 		err = EINVAL;

@@ -2,9 +2,21 @@
 /*
  * uffd.c - is any part of a range registered with a userfaultfd?
  *
- * The kernel tells in constant time: the library's own userfaultfd (made
- * once per process; user-mode-only where the process may not handle
- * kernel faults) asks to
+ * The kernel tells in constant time.  Where the range is one mapping and
+ * the kernel answers as Linux 5.13+ does (checked once,
+ * continue_probe()), the library's own userfaultfd (made once per
+ * process; user-mode-only where the process may not handle kernel
+ * faults) asks UFFDIO_CONTINUE of the range: the kernel looks for a
+ * mapping registered with any userfaultfd covering it (ENOENT when there
+ * is none) and then refuses minor-fault resolution in private anonymous
+ * memory (EINVAL), changing nothing but that it may give the mapping its
+ * anon_vma, as its first fault would.  One system call, nothing
+ * registered, so no signal needs blocking (mr_uffd_one_registered()).
+ * Asked only of a range found to be private anonymous memory: in shared
+ * memory registered for minor faults it would map pages.  Any other
+ * answer (ENOMEM, EAGAIN) falls back to the registration below.
+ *
+ * Otherwise the library's userfaultfd asks to
  * register the range for missing faults.  The kernel refuses with EBUSY
  * when another userfaultfd holds any part of it, having changed nothing;
  * otherwise the range is unregistered at once and woken, which lets any
@@ -51,6 +63,15 @@ struct mr_dirent64 {
 
 #ifndef UFFDIO_REGISTER_MODE_MINOR
 #define UFFDIO_REGISTER_MODE_MINOR	((uint64_t)1 << 2)
+#endif
+#ifndef UFFDIO_CONTINUE		/* Linux 5.13's UAPI, for older headers */
+struct uffdio_continue {
+	struct uffdio_range range;
+	uint64_t mode;
+	int64_t mapped;
+};
+#define UFFDIO_CONTINUE		_IOWR(UFFDIO, 0x07, struct uffdio_continue)
+#define UFFDIO_CONTINUE_MODE_DONTWAKE	((uint64_t)1 << 0)
 #endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
@@ -270,6 +291,63 @@ bool mr_uffd_tells_shmem(void)
 	}
 	munmap(p, ps);
 	return tells;
+}
+
+static pthread_once_t continue_once = PTHREAD_ONCE_INIT;
+static bool continue_tells;
+
+/* UFFDIO_CONTINUE of one page with our userfaultfd: the errno value. */
+static int ask_continue(int fd, uintptr_t start, size_t len)
+{
+	struct uffdio_continue c = {
+		.range = { .start = start, .len = len },
+		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE,
+	};
+
+	return ioctl(fd, UFFDIO_CONTINUE, &c) ? errno : 0;
+}
+
+/*
+ * Does this kernel answer UFFDIO_CONTINUE as mr_uffd_one_registered()
+ * reads it?  Asked of a private page of our own: ENOENT while no
+ * userfaultfd holds it, EINVAL once a second one (made for this and
+ * closed after) holds it for missing faults.  Before Linux 5.13 there is
+ * no UFFDIO_CONTINUE (EINVAL for both).
+ */
+static void continue_probe(void)
+{
+	size_t ps = mr_page_size();
+	int fd = get_own_fd(), other;
+	void *p;
+
+	if (fd < 0)
+		return;
+	other = make_own_fd();
+	if (other < 0)
+		return;
+	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p != MAP_FAILED) {
+		continue_tells = ask_continue(fd, (uintptr_t)p, ps) == ENOENT &&
+				 !mr_uffd_register(other, (uintptr_t)p, ps, NULL) &&
+				 ask_continue(fd, (uintptr_t)p, ps) == EINVAL;
+		munmap(p, ps);
+	}
+	close(other);
+}
+
+int mr_uffd_one_registered(uintptr_t start, size_t len, bool *registered)
+{
+	int fd = get_own_fd(), err;
+
+	pthread_once(&continue_once, continue_probe);
+	if (fd < 0 || !continue_tells)
+		return ENOTSUP;
+	err = ask_continue(fd, start, len);
+	if (err != ENOENT && err != EINVAL)
+		return ENOTSUP;
+	*registered = err == EINVAL;
+	return 0;
 }
 
 int mr_uffd_registered(uintptr_t start, size_t len, bool *registered,

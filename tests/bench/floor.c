@@ -11,10 +11,15 @@
  *
  *	check-vma	the source's mapping looked up (PROCMAP_QUERY, or
  *			/proc/self/maps before Linux 6.11)
+ *	check-uffd	the userfaultfd question as the library asks it of
+ *			a source of one mapping: UFFDIO_CONTINUE, Linux 5.13+
+ *			(since 2026-12-08; before, as check-uffd-register)
+ *	check-uffd-register  the same question by registration, as asked
+ *			of a source of several mappings and before 5.13:
+ *			register the range for missing faults, unregister
+ *			it, wake it
  *	check-sigmask	the signal mask set and put back (pthread_sigmask
- *			twice), which the userfaultfd question needs
- *	check-uffd	the userfaultfd question's own calls: register the
- *			range for missing faults, unregister it, wake it
+ *			twice), which the registration needs
  *	check-msync	msync(MS_INVALIDATE): refuses a locked source
  *	check-source	the whole check, mr_source_check(), as the backends
  *			run it
@@ -68,6 +73,15 @@ static void step_sigmask(void)
 }
 
 static void step_uffd(void)
+{
+	bool registered;
+
+	if (mr_uffd_one_registered((uintptr_t)src, page_size, &registered) ||
+	    registered)
+		die("floor: the userfaultfd question by UFFDIO_CONTINUE failed");
+}
+
+static void step_uffd_register(void)
 {
 	if (mr_uffd_register(uffd, (uintptr_t)src, page_size, NULL))
 		die("floor: userfaultfd registration: %m");
@@ -129,10 +143,17 @@ int floor_bench(void)
 	time_step("check-vma", step_vma);
 	time_step("check-sigmask", step_sigmask);
 	uffd = mr_uffd_own();
-	if (uffd >= 0)
-		time_step("check-uffd", step_uffd);
-	else
-		note("floor: no userfaultfd to be had, no check-uffd figure");
+	if (uffd >= 0) {
+		bool registered;
+
+		if (!mr_uffd_one_registered((uintptr_t)src, page_size, &registered))
+			time_step("check-uffd", step_uffd);
+		else
+			note("floor: UFFDIO_CONTINUE cannot tell here (before Linux 5.13), no check-uffd figure");
+		time_step("check-uffd-register", step_uffd_register);
+	} else {
+		note("floor: no userfaultfd to be had, no check-uffd figures");
+	}
 	time_step("check-msync", step_msync);
 	time_step("check-source", step_source);
 	munmap(g, 3 * page_size);

@@ -232,6 +232,20 @@ static void userfaultfd_rules(const char *bn)
 	q = map_anon(len, PROT_READ | PROT_WRITE);
 	accepted(bn, q, len, "unregistered source while a userfaultfd is open");
 	munmap(q, len);
+	/* Write-protect mode alone holds the range too, and takes no missing
+	 * fault: asked also of a source never touched (no anon_vma yet). */
+	q = map_anon(len, PROT_READ | PROT_WRITE);
+	reg.mode = UFFDIO_REGISTER_MODE_WP;
+	reg.range.start = (uintptr_t)q;
+	if (ioctl(uffd, UFFDIO_REGISTER, &reg)) {
+		tap_skip("userfaultfd write-protect mode not available");
+	} else {
+		refused(bn, q, len, EINVAL, "source registered for write-protect faults only, never touched");
+		fill(q, len, 14);
+		refused(bn, q, len, EINVAL, "source registered for write-protect faults only");
+		tap_ok(has_pattern(q, len, 14), "%s: write-protect registered source intact", bn);
+	}
+	munmap(q, len);
 	close(uffd);
 	munmap(p, len);
 }
