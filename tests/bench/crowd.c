@@ -12,9 +12,15 @@
  * mappings in address order (/proc/self/maps before Linux 6.11) passes
  * them all: the worst place for the moved range, not the best.
  * Figures: per_call for each crowd (ns: the median of a block's calls,
- * then the median of 5 blocks with their spread, quiet and crowded blocks
- * in turn, each in a process of its own), and crowded_ratio = crowded /
- * quiet for each variant and size.
+ * then the median of 5 blocks with their spread), and crowded_ratio =
+ * crowded / quiet for each variant and size, the median of the blocks'
+ * own ratios with their spread.  In each block a quiet and a crowded
+ * process (the crowd made in the latter) take turns, a batch of BATCH
+ * calls each, cell by cell (since 2026-12-08; before, quiet and crowded
+ * blocks ran one after the other): the build machines' system calls run
+ * at one of two speeds some 40% apart, in spells of 0.2 to 2 seconds
+ * (raw mremap() at 4 KiB: 4.1 or 5.5-5.8 us), so two halves timed
+ * seconds apart read 0.7-1.5x where the crowd changed nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mremap_retain.h>
@@ -32,7 +39,8 @@
 
 #define CROWD		10000
 #define CALLS		2000	/* at most, a cell; at least MIN_CALLS, */
-#define MIN_CALLS	21	/* and more while in the time budget */
+#define MIN_CALLS	20	/* and more while in the time budget, */
+#define BATCH		20	/* this many a turn */
 
 struct cvariant {
 	const char *name;
@@ -55,38 +63,63 @@ static int move_once(const struct cvariant *v, char *src, char *dst, size_t n)
 	return mremap_retain(src, n, n, MREMAP_RETAIN_FIXED, dst) == dst ? 0 : -1;
 }
 
-/* Median ns of one call of v moving n bytes (CALLS of them, or as many
- * as the time budget allows, at least MIN_CALLS); < 0 if a move failed. */
-static double cell(const struct cvariant *v, size_t n, long long *t)
+/* One cell (a variant and a size) as a worker process times it: the two
+ * slots it moves between, and each timed call so far. */
+struct wcell {
+	void *res;
+	size_t res_len, n;
+	char *a, *b;
+	int avail, calls;
+	long long t[CALLS];
+};
+
+static void wcell_open(struct wcell *w, const struct cvariant *v, size_t n)
 {
 	const size_t span = n + 2 * MIB;
-	char *base, *a, *b, *tmp;
-	size_t res_len;
-	long long end = now_ns() + bench_opts.budget_ms * 1000000LL;
-	void *res;
+	char *base;
+
+	w->n = n;
+	w->calls = 0;
+	w->avail = !v->backend || !mremap_retain_set_backend(v->backend);
+	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &w->res, &w->res_len);
+	w->a = base + 2 * MIB;
+	w->b = base + 2 * MIB + span;
+	map_slot(w->a, n, 0);
+	map_slot(w->b, n, 0);
+	fill_pages(w->a, n, 5);
+}
+
+/* One untimed call (the other process ran last), then BATCH timed ones,
+ * as many as there is room for: 0, or -1 if a move failed. */
+static int wcell_batch(struct wcell *w, const struct cvariant *v)
+{
+	char *tmp;
 	int i;
 
-	base = reserve_aligned(2 * span + 2 * MIB, 2 * MIB, &res, &res_len);
-	a = base + 2 * MIB;
-	b = base + 2 * MIB + span;
-	map_slot(a, n, 0);
-	map_slot(b, n, 0);
-	fill_pages(a, n, 5);
-	for (i = -1; i < CALLS && (i < MIN_CALLS || now_ns() < end); i++) {
+	for (i = -1; i < BATCH && w->calls < CALLS; i++) {
 		long long t0 = now_ns();
 
-		if (move_once(v, a, b, n)) {
-			munmap(res, res_len);
+		if (move_once(v, w->a, w->b, w->n))
 			return -1;
-		}
 		if (i >= 0)
-			t[i] = now_ns() - t0;
-		tmp = a, a = b, b = tmp;
+			w->t[w->calls++] = now_ns() - t0;
+		tmp = w->a, w->a = w->b, w->b = tmp;
 	}
-	if (!check_pages(a, n, 5))
-		die("crowd: %s: the moved data came out wrong", v->name);
-	munmap(res, res_len);
-	return median_ll(t, i);
+	return 0;
+}
+
+/* The cell's median ns a call (-1: not available here). */
+static double wcell_close(struct wcell *w, const struct cvariant *v)
+{
+	double med = -1;
+
+	if (w->avail) {
+		if (!check_pages(w->a, w->n, 5))
+			die("crowd: %s: the moved data came out wrong", v->name);
+		med = median_ll(w->t, w->calls);
+	}
+	munmap(w->res, w->res_len);
+	return med;
 }
 
 /* Where the crowd's mappings go, or the first free place above: below the
@@ -130,56 +163,129 @@ static void crowd_in(void)
 
 static const size_t sizes[] = { 4 * KIB, 64 * KIB };
 #define NSIZE (sizeof(sizes) / sizeof(sizes[0]))
+#define NCELL (NCVAR * NSIZE)
 
-/* One block, in a process of its own: quiet (*arg 0) or crowded first;
- * out[variant * NSIZE + size] is the median ns of a call, or -1 where the
- * variant is not available. */
+/*
+ * A worker: crowded or not, it times a batch of cell j's calls each time
+ * the block sends j (the cells in order), and answers one byte: 'k', 'n'
+ * (variant not available), 'f' (a move failed).  Sent -1, it writes each
+ * cell's median and exits.
+ */
+static void worker(int crowded, int cmd, int reply)
+{
+	static struct wcell w;
+	double med[NCELL];
+	int j, cur = -1;
+	char ok;
+
+	if (crowded)
+		crowd_in();
+	for (j = 0; j < (int)NCELL; j++)
+		med[j] = -1;
+	while (read(cmd, &j, sizeof(j)) == sizeof(j) && j >= 0 && j < (int)NCELL) {
+		const struct cvariant *v = &cvariants[j / NSIZE];
+
+		if (j != cur) {
+			if (cur >= 0)
+				med[cur] = wcell_close(&w, &cvariants[cur / NSIZE]);
+			wcell_open(&w, v, sizes[j % NSIZE]);
+			cur = j;
+		}
+		ok = !w.avail ? 'n' : wcell_batch(&w, v) ? 'f' : 'k';
+		if (ok == 'f')
+			note("crowd: %s: move failed: %s", v->name, strerror(errno));
+		if (write(reply, &ok, 1) != 1 || ok == 'f')
+			_exit(1);
+	}
+	if (cur >= 0)
+		med[cur] = wcell_close(&w, &cvariants[cur / NSIZE]);
+	_exit(write(reply, med, sizeof(med)) != sizeof(med));
+}
+
+/* Starts a worker; its command and reply descriptors in fd[0], fd[1]. */
+static pid_t start_worker(int crowded, int fd[2])
+{
+	int c[2], r[2];
+	pid_t pid;
+
+	if (pipe(c) || pipe(r))
+		die("pipe: %m");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (!pid) {
+		close(c[1]);
+		close(r[0]);
+		worker(crowded, c[0], r[1]);
+	}
+	close(c[0]);
+	close(r[1]);
+	fd[0] = c[1];
+	fd[1] = r[0];
+	return pid;
+}
+
+/* One block, in a process of its own: out[j] is the median ns of a call
+ * of cell j quiet, out[NCELL + j] crowded; -1 where the variant is not
+ * available.  The two workers take turns a batch at a time, each cell
+ * until both have CALLS calls, or MIN_CALLS and the time budget is
+ * spent. */
 static int crowd_block(void *arg, double *out)
 {
-	long long *t = malloc(CALLS * sizeof(*t));
-	size_t i, k;
+	int fd[2][2], c, j, rounds, st, failed = 0;
+	pid_t pid[2];
+	char ok;
 
-	if (!t)
-		die("out of memory");
-	if (*(int *)arg)
-		crowd_in();
-	for (i = 0; i < NCVAR; i++) {
-		int avail = !cvariants[i].backend ||
-			    !mremap_retain_set_backend(cvariants[i].backend);
+	(void)arg;
+	for (c = 0; c < 2; c++)
+		pid[c] = start_worker(c, fd[c]);
+	for (j = 0; j < (int)NCELL && !failed; j++) {
+		long long end = now_ns() + bench_opts.budget_ms * 1000000LL;
 
-		for (k = 0; k < NSIZE; k++) {
-			out[i * NSIZE + k] = avail ? cell(&cvariants[i], sizes[k], t) : -1;
-			if (avail && out[i * NSIZE + k] < 0) {
-				note("crowd: %s: move failed: %s", cvariants[i].name,
-				     strerror(errno));
-				return -1;
-			}
-		}
+		for (rounds = 0; !failed && rounds * BATCH < CALLS &&
+		     (rounds * BATCH < MIN_CALLS || now_ns() < end); rounds++)
+			for (c = 0; c < 2 && !failed; c++)
+				if (write(fd[c][0], &j, sizeof(j)) != sizeof(j) ||
+				    read(fd[c][1], &ok, 1) != 1 || ok == 'f')
+					failed = 1;
+				else if (ok == 'n')
+					rounds = CALLS;	/* not here: next cell */
 	}
-	free(t);
-	return 0;
+	for (c = 0; c < 2; c++) {
+		j = -1;
+		if (write(fd[c][0], &j, sizeof(j)) != sizeof(j) ||
+		    read(fd[c][1], out + c * NCELL, NCELL * sizeof(*out)) !=
+		    (ssize_t)(NCELL * sizeof(*out)))
+			failed = 1;
+		close(fd[c][0]);
+		close(fd[c][1]);
+		if (waitpid(pid[c], &st, 0) != pid[c] || !WIFEXITED(st) ||
+		    WEXITSTATUS(st))
+			failed = 1;
+	}
+	return failed ? -1 : 0;
 }
 
 /*
- * Each figure is the median of bench_opts.blocks blocks, a quiet and a
- * crowded one in turn, each in a new process (the crowd is made in its
- * own); crowded_ratio is the ratio of the two medians.
+ * Each figure is the median of bench_opts.blocks blocks, each a new
+ * process with its two workers; crowded_ratio is the median of the
+ * blocks' ratios.
  */
 int crowd_bench(void)
 {
-	static double v[2][NCVAR * NSIZE][BLOCK_MAX];
-	double out[NCVAR * NSIZE];
+	static double v[2][NCELL][BLOCK_MAX], ratio[BLOCK_MAX];
+	double out[2 * NCELL];
 	int nb = bench_opts.blocks, b, c, j;
-	struct spread s[2];
 
-	for (b = 0; b < nb; b++)
-		for (c = 0; c < 2; c++) {
-			if (run_block(crowd_block, &c, NCVAR * NSIZE, out))
-				return 1;
-			for (j = 0; j < (int)(NCVAR * NSIZE); j++)
-				v[c][j][b] = out[j];
-		}
-	for (j = 0; j < (int)(NCVAR * NSIZE); j++) {
+	for (b = 0; b < nb; b++) {
+		if (run_block(crowd_block, NULL, 2 * NCELL, out))
+			return 1;
+		for (c = 0; c < 2; c++)
+			for (j = 0; j < (int)NCELL; j++)
+				v[c][j][b] = out[c * NCELL + j];
+	}
+	for (j = 0; j < (int)NCELL; j++) {
 		const char *name = cvariants[j / NSIZE].name;
 		size_t size = sizes[j % NSIZE];
 
@@ -188,13 +294,14 @@ int crowd_bench(void)
 				note("crowd: %s not available here", name);
 			continue;
 		}
-		for (c = 0; c < 2; c++) {
-			s[c] = spread_d(v[c][j], nb);
+		/* The ratios first: spread_d() sorts what it is given. */
+		for (b = 0; b < nb; b++)
+			ratio[b] = v[1][j][b] / v[0][j][b];
+		for (c = 0; c < 2; c++)
 			emit_spread(c ? "crowd-crowded" : "crowd-quiet", name, size,
-				    "per_call", s[c], 1, "ns");
-		}
-		emit("crowd-crowded", name, size, "crowded_ratio",
-		     s[1].med / s[0].med, "x");
+				    "per_call", spread_d(v[c][j], nb), 1, "ns");
+		emit_spread("crowd-crowded", name, size, "crowded_ratio",
+			    spread_d(ratio, nb), 1, "x");
 	}
 	return 0;
 }
