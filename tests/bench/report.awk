@@ -181,7 +181,7 @@ function seed(t, k,    i, v, st, r, s, worst, where, found) {
 }
 
 # The targets, one cell for kernel k (T_verdict: met, missed or n/a).
-function target(t, k,    a, b, i, s, r, worst, where, found, best) {
+function target(t, k,    a, b, i, s, r, worst, where, found, best, wsize) {
 	T_verdict = "n/a"
 	if (t ~ /^seed-/)
 		return seed(substr(t, 6), k)
@@ -235,11 +235,20 @@ function target(t, k,    a, b, i, s, r, worst, where, found, best) {
 			if (B[i] != "crowd-crowded" || K[i] != k || V[i] !~ /^retain-/ ||
 			    M[i] != "crowded_ratio")
 				continue
-			if (X[i] > worst) { worst = X[i]; where = substr(V[i], 8) " " sname(S[i]) }
+			if (X[i] > worst) {
+				worst = X[i]
+				where = substr(V[i], 8) " " sname(S[i])
+				wsize = S[i]
+			}
 			found = 1
 		}
 		if (!found)
 			return "n/a (no figures)"
+		# The kernel's own call in the same blocks: what the crowd costs
+		# without the library.
+		if (has("crowd-crowded", k, "mremap-dontunmap", wsize, "crowded_ratio"))
+			where = where sprintf("; raw mremap(DONTUNMAP) %.2fx there",
+					      val_of["crowd-crowded", k, "mremap-dontunmap", wsize, "crowded_ratio"])
 		return verdict(worst <= 1.2, sprintf("%.2fx (%s)", worst, where))
 	}
 	# A figure, not a target: one growth to twice the size against
