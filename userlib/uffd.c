@@ -12,9 +12,14 @@
  * memory (EINVAL), changing nothing but that it may give the mapping its
  * anon_vma, as its first fault would.  One system call, nothing
  * registered, so no signal needs blocking (mr_uffd_one_registered()).
- * Asked only of a range found to be private anonymous memory: in shared
- * memory registered for minor faults it would map pages.  Any other
- * answer (ENOMEM, EAGAIN) falls back to the registration below.
+ * Asked only of a range found to be private anonymous memory, and from
+ * Linux 6.4 in write-protect mode (continue_probe()), in which the kernel
+ * maps no page into shared memory not registered for write-protect
+ * faults.  Any other answer (ENOMEM, EAGAIN) falls back to the
+ * registration below.  ENOENT also answers a range that is no longer one
+ * mapping when asked: another thread that splits the source meanwhile
+ * (registering part of it, say) is not seen, as one that registers it
+ * just after the question is not.
  *
  * Otherwise the library's userfaultfd asks to
  * register the range for missing faults.  The kernel refuses with EBUSY
@@ -72,6 +77,9 @@ struct uffdio_continue {
 };
 #define UFFDIO_CONTINUE		_IOWR(UFFDIO, 0x07, struct uffdio_continue)
 #define UFFDIO_CONTINUE_MODE_DONTWAKE	((uint64_t)1 << 0)
+#endif
+#ifndef UFFDIO_CONTINUE_MODE_WP		/* Linux 6.4 */
+#define UFFDIO_CONTINUE_MODE_WP		((uint64_t)1 << 1)
 #endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY	1
@@ -293,15 +301,29 @@ bool mr_uffd_tells_shmem(void)
 	return tells;
 }
 
-static pthread_once_t continue_once = PTHREAD_ONCE_INIT;
-static bool continue_tells;
+/*
+ * How UFFDIO_CONTINUE is asked here: not yet known (CONTINUE_UNKNOWN), not
+ * at all (CONTINUE_NO), or with these mode bits.  With
+ * UFFDIO_CONTINUE_MODE_WP (Linux 6.4+) the kernel refuses any mapping not
+ * registered for write-protect faults (EINVAL) before it would look for
+ * pages in shared memory or hugetlbfs: should another thread replace the
+ * source with such a mapping, registered, between the lookup and the
+ * question, nothing is mapped into it.
+ */
+#define CONTINUE_UNKNOWN	(-1LL)
+#define CONTINUE_NO		(-2LL)
+#define CONTINUE_TRIES		3
 
-/* UFFDIO_CONTINUE of one page with our userfaultfd: the errno value. */
-static int ask_continue(int fd, uintptr_t start, size_t len)
+static long long continue_mode = CONTINUE_UNKNOWN;
+static int continue_tries;
+
+/* UFFDIO_CONTINUE of [start, start + len) with our userfaultfd: the errno
+ * value. */
+static int ask_continue(int fd, uintptr_t start, size_t len, uint64_t mode)
 {
 	struct uffdio_continue c = {
 		.range = { .start = start, .len = len },
-		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE,
+		.mode = UFFDIO_CONTINUE_MODE_DONTWAKE | mode,
 	};
 
 	return ioctl(fd, UFFDIO_CONTINUE, &c) ? errno : 0;
@@ -309,41 +331,65 @@ static int ask_continue(int fd, uintptr_t start, size_t len)
 
 /*
  * Does this kernel answer UFFDIO_CONTINUE as mr_uffd_one_registered()
- * reads it?  Asked of a private page of our own: ENOENT while no
- * userfaultfd holds it, EINVAL once a second one (made for this and
- * closed after) holds it for missing faults.  Before Linux 5.13 there is
- * no UFFDIO_CONTINUE (EINVAL for both).
+ * reads it, and with which mode?  Asked of a private page of our own
+ * (between two PROT_NONE pages, so that it merges with nothing): ENOENT
+ * while no userfaultfd holds it, EINVAL once a second one (made for this
+ * and closed after) holds it for missing faults.  Before Linux 5.13 there
+ * is no UFFDIO_CONTINUE (EINVAL for both); before 6.4, no write-protect
+ * mode for it (EINVAL).  Returns the mode, CONTINUE_NO, or
+ * CONTINUE_UNKNOWN where something else failed (no memory, no
+ * descriptor): asked again on a later call, CONTINUE_TRIES times.
  */
-static void continue_probe(void)
+static long long continue_probe(int fd)
 {
-	size_t ps = mr_page_size();
-	int fd = get_own_fd(), other;
-	void *p;
+	static const uint64_t modes[] = { UFFDIO_CONTINUE_MODE_WP, 0 };
+	long long found = CONTINUE_UNKNOWN;
+	size_t ps = mr_page_size(), i;
+	int other;
+	char *g;
 
-	if (fd < 0)
-		return;
 	other = make_own_fd();
 	if (other < 0)
-		return;
-	p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (p != MAP_FAILED) {
-		continue_tells = ask_continue(fd, (uintptr_t)p, ps) == ENOENT &&
-				 !mr_uffd_register(other, (uintptr_t)p, ps, NULL) &&
-				 ask_continue(fd, (uintptr_t)p, ps) == EINVAL;
-		munmap(p, ps);
+		return CONTINUE_UNKNOWN;
+	g = mmap(NULL, 3 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g != MAP_FAILED && !mprotect(g + ps, ps, PROT_READ | PROT_WRITE)) {
+		uintptr_t p = (uintptr_t)g + ps;
+
+		for (i = 0; i < 2 && ask_continue(fd, p, ps, modes[i]) != ENOENT; i++)
+			;
+		if (i == 2)
+			found = CONTINUE_NO;
+		else if (!mr_uffd_register(other, p, ps, NULL))
+			found = ask_continue(fd, p, ps, modes[i]) == EINVAL ?
+				(long long)modes[i] : CONTINUE_NO;
 	}
+	if (g != MAP_FAILED)
+		munmap(g, 3 * ps);
 	close(other);
+	return found;
 }
 
 int mr_uffd_one_registered(uintptr_t start, size_t len, bool *registered)
 {
+	long long mode = __atomic_load_n(&continue_mode, __ATOMIC_ACQUIRE);
 	int fd = get_own_fd(), err;
 
-	pthread_once(&continue_once, continue_probe);
-	if (fd < 0 || !continue_tells)
+	if (fd < 0 || mode == CONTINUE_NO)
 		return ENOTSUP;
-	err = ask_continue(fd, start, len);
+	/* No lock (one held across a fork would stay held in the child):
+	 * threads that find it unknown at once each ask, the same answer. */
+	if (mode == CONTINUE_UNKNOWN) {
+		mode = continue_probe(fd);
+		if (mode == CONTINUE_UNKNOWN &&
+		    __atomic_add_fetch(&continue_tries, 1, __ATOMIC_RELAXED) >=
+		    CONTINUE_TRIES)
+			mode = CONTINUE_NO;
+		if (mode != CONTINUE_UNKNOWN)
+			__atomic_store_n(&continue_mode, mode, __ATOMIC_RELEASE);
+		if (mode < 0)
+			return ENOTSUP;
+	}
+	err = ask_continue(fd, start, len, (uint64_t)mode);
 	if (err != ENOENT && err != EINVAL)
 		return ENOTSUP;
 	*registered = err == EINVAL;
