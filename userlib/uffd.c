@@ -343,6 +343,7 @@ static int ask_continue(int fd, uintptr_t start, size_t len, uint64_t mode)
 static long long continue_probe(int fd)
 {
 	static const uint64_t modes[] = { UFFDIO_CONTINUE_MODE_WP, 0 };
+	const size_t nmodes = sizeof(modes) / sizeof(modes[0]);
 	long long found = CONTINUE_UNKNOWN;
 	size_t ps = mr_page_size(), i;
 	int other;
@@ -355,9 +356,9 @@ static long long continue_probe(int fd)
 	if (g != MAP_FAILED && !mprotect(g + ps, ps, PROT_READ | PROT_WRITE)) {
 		uintptr_t p = (uintptr_t)g + ps;
 
-		for (i = 0; i < 2 && ask_continue(fd, p, ps, modes[i]) != ENOENT; i++)
+		for (i = 0; i < nmodes && ask_continue(fd, p, ps, modes[i]) != ENOENT; i++)
 			;
-		if (i == 2)
+		if (i == nmodes)
 			found = CONTINUE_NO;
 		else if (!mr_uffd_register(other, p, ps, NULL))
 			found = ask_continue(fd, p, ps, modes[i]) == EINVAL ?
